@@ -1,0 +1,229 @@
+import { createHmac } from 'crypto';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+/**
+ * Accepts what users paste (`https://crm.example.com`, with or without a trailing slash or `/api/v1`)
+ * and returns the API root every path of the interface is relative to.
+ */
+export function apiBaseUrl(baseUrl: unknown): string {
+	const trimmed = String(baseUrl ?? '').trim();
+	if (!/^https?:\/\/[^/\s]+/i.test(trimmed)) {
+		throw new Error(
+			`The credential's Base URL must start with http:// or https:// and name a host, for example https://crm.example.com (it is "${trimmed}")`,
+		);
+	}
+	return `${trimmed.replace(/\/+$/, '').replace(/\/api\/v1$/i, '')}/api/v1`;
+}
+
+type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
+
+export class RecordManagementServiceApi implements ICredentialType {
+	name = 'recordManagementServiceApi';
+
+	displayName = 'Record Management Service API';
+
+	documentationUrl =
+		'https://github.com/record-management-service/n8n-nodes-record-management-service#credentials';
+
+	icon: Icon = {
+		light: 'file:../nodes/RecordManagementService/recordManagementService.svg',
+		dark: 'file:../nodes/RecordManagementService/recordManagementService.dark.svg',
+	};
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://crm.example.com',
+			description: 'Address of the server. "/api/v1" is added when missing.',
+		},
+		{
+			displayName: 'Server',
+			name: 'server',
+			type: 'options',
+			options: [
+				{
+					name: 'Standard',
+					value: 'standard',
+					description: 'A server that follows the Record Management Service interface as specified',
+				},
+				{
+					name: 'EspoCRM 7 or Later',
+					value: 'espocrm',
+					description: 'EspoCRM: mass actions, lead conversion, unlink and e-mail sending in its own form',
+				},
+			],
+			default: 'standard',
+		},
+		{
+			displayName: 'Authentication',
+			name: 'authentication',
+			type: 'options',
+			options: [
+				{ name: 'API Key', value: 'apiKey' },
+				{ name: 'Basic (User Name and Password)', value: 'basic' },
+				{ name: 'OAuth 2.0 Client Credentials', value: 'oAuth2ClientCredentials' },
+				{ name: 'HMAC (EspoCRM)', value: 'hmac' },
+			],
+			default: 'apiKey',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			displayOptions: { show: { authentication: ['apiKey', 'hmac'] } },
+		},
+		{
+			displayName: 'Secret Key',
+			name: 'secretKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: "The API user's secret key, used to sign each request",
+			displayOptions: { show: { authentication: ['hmac'] } },
+		},
+		{
+			displayName: 'User Name',
+			name: 'username',
+			type: 'string',
+			default: '',
+			required: true,
+			displayOptions: { show: { authentication: ['basic'] } },
+		},
+		{
+			displayName: 'Password',
+			name: 'password',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			displayOptions: { show: { authentication: ['basic'] } },
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			displayOptions: { show: { authentication: ['oAuth2ClientCredentials'] } },
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			displayOptions: { show: { authentication: ['oAuth2ClientCredentials'] } },
+		},
+		{
+			displayName: 'Ignore SSL Issues (Insecure)',
+			name: 'allowUnauthorizedCerts',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to connect even if the server certificate cannot be verified (self-signed servers)',
+		},
+		{
+			// Filled by preAuthentication and stored by n8n, so every item, execution and worker shares one token.
+			displayName: 'Access Token',
+			name: 'accessToken',
+			type: 'hidden',
+			typeOptions: { expirable: true, password: true },
+			default: '',
+		},
+	];
+
+	/**
+	 * n8n calls this when the stored token is empty and again after a 401, then retries the request once.
+	 * Only the OAuth scheme has a token; the other schemes return nothing, which n8n does not store.
+	 */
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
+		if (credentials.authentication !== 'oAuth2ClientCredentials') return {};
+
+		const reply = (await this.helpers.httpRequest({
+			method: 'POST',
+			url: `${apiBaseUrl(credentials.baseUrl)}/Auth`,
+			headers: { 'Content-Type': 'application/json' },
+			body: {
+				grant_type: 'client_credentials',
+				client_id: credentials.clientId,
+				client_secret: credentials.clientSecret,
+			},
+			json: true,
+			skipSslCertificateValidation: credentials.allowUnauthorizedCerts === true,
+		})) as { access_token?: unknown } | undefined;
+
+		if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
+			throw new Error(
+				'The token reply of POST /Auth has no "access_token" field: check that the Base URL points at the API and that the server supports OAuth 2.0 client credentials',
+			);
+		}
+		return { accessToken: reply.access_token };
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const options: IHttpRequestOptions = {
+			...requestOptions,
+			baseURL: apiBaseUrl(credentials.baseUrl),
+			headers: { ...requestOptions.headers },
+		};
+		if (credentials.allowUnauthorizedCerts === true) options.skipSslCertificateValidation = true;
+
+		const headers = options.headers as Record<string, string>;
+		switch (credentials.authentication as Scheme) {
+			case 'basic': {
+				const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+				headers.Authorization = `Basic ${pair}`;
+				// EspoCRM's own header survives web servers that strip Authorization before PHP sees it.
+				if (credentials.server === 'espocrm') headers['Espo-Authorization'] = pair;
+				break;
+			}
+			case 'oAuth2ClientCredentials':
+				headers.Authorization = `Bearer ${credentials.accessToken}`;
+				break;
+			case 'hmac':
+				headers['X-Hmac-Authorization'] = hmacAuthorization(credentials, options);
+				break;
+			default:
+				headers['X-Api-Key'] = String(credentials.apiKey);
+		}
+		return options;
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl}}',
+			// EspoCRM answers /App/user to any API user; a standard server has no such endpoint, so ask for one record.
+			url: '={{$credentials.server === "espocrm" ? "/App/user" : "/Contact"}}',
+			qs: { maxSize: 1 },
+		},
+	};
+}
+
+/** EspoCRM's signature over "METHOD /path" (path after /api/v1, no query), with the raw digest every version accepts. */
+function hmacAuthorization(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions) {
+	const method = (options.method ?? 'GET').toUpperCase();
+	const path = new URL(options.url, 'http://path.only').pathname;
+	const signature = createHmac('sha256', String(credentials.secretKey))
+		.update(`${method} ${path}`)
+		.digest();
+	return Buffer.concat([Buffer.from(`${credentials.apiKey}:`), signature]).toString('base64');
+}

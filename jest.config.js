@@ -1,0 +1,9 @@
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	testMatch: ['<rootDir>/test/**/*.test.ts'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+	},
+	testTimeout: 60_000,
+};

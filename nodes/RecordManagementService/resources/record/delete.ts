@@ -1,0 +1,5 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { recordIdField } from '../../shared/descriptions';
+
+export const deleteFields: INodeProperties[] = [recordIdField({ resource: ['record'], operation: ['delete'] })];

@@ -1,0 +1,139 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
+export interface FailedResponse {
+	status?: number;
+	reason: string;
+	body?: unknown;
+	retryAfter?: string;
+	/** Set when no response arrived (refused, reset, timed out). */
+	networkCode?: string;
+}
+
+/**
+ * Reads a failure of n8n's HTTP helpers. They wrap the HTTP client's error in a NodeApiError whose `cause`
+ * keeps the response; only status, headers and body are read, never the request (it carries the credentials).
+ */
+export function readFailure(error: unknown): FailedResponse {
+	const candidates = [error, (error as { cause?: unknown })?.cause];
+	for (const candidate of candidates) {
+		const response = (candidate as { response?: IDataObject })?.response;
+		if (response && typeof response === 'object' && typeof response.status === 'number') {
+			const headers = (response.headers ?? {}) as IDataObject;
+			return {
+				status: response.status,
+				reason: String(headers['x-status-reason'] ?? '').trim(),
+				body: response.data,
+				retryAfter: headers['retry-after'] === undefined ? undefined : String(headers['retry-after']),
+			};
+		}
+	}
+	for (const candidate of candidates) {
+		const code = (candidate as { code?: unknown })?.code;
+		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return { reason: '', networkCode: code };
+	}
+	return { reason: '' };
+}
+
+const MAX_SIZE_REFUSED = /max size/i;
+
+/** Messages say what happened in the user's terms; descriptions say what to do about it. */
+function explain(failure: FailedResponse): { message: string; description: string } {
+	const { status, reason } = failure;
+	const said = reason ? `: ${reason}` : '';
+	switch (status) {
+		case undefined:
+			return {
+				message: `The server could not be reached (${failure.networkCode ?? 'no response'})`,
+				description:
+					'Check the Base URL of the credential and that the server is running and reachable from n8n. Requests that change records are not resent after a lost connection, because the server may have carried them out.',
+			};
+		case 400:
+			return {
+				message: `The server refused the request as invalid (400)${said}`,
+				description:
+					'Check the fields sent: a required field may be missing or a value may have the wrong form. The reason above names the field when the server gives one.',
+			};
+		case 401:
+			return {
+				message: `The server did not accept the credentials (401)${said}`,
+				description:
+					'Check the authentication settings of the credential (API key, user name and password, client ID and secret, or HMAC keys) and that the API user is active.',
+			};
+		case 403:
+			if (MAX_SIZE_REFUSED.test(reason)) {
+				return {
+					message: `The server refused the page size (403)${said}`,
+					description: 'The server returns at most 200 records per request: use Return All or a Limit, which page for you.',
+				};
+			}
+			return {
+				message: `The server denied access (403)${said}`,
+				description: reason
+					? "The API user's role does not allow this. Ask the server's administrator to grant access to this entity type and action."
+					: "The API user's role does not allow this, or the server blocks this address after more than 10 failed logins in a minute (wait a minute, then check the credential).",
+			};
+		case 404:
+			return {
+				message: `The server did not find what was asked for (404)${said}`,
+				description: /controller/i.test(reason)
+					? 'The entity type does not exist on this server: check its name (it is case-sensitive, for example "Contact").'
+					: /action/i.test(reason)
+						? 'This server does not offer this action in this form: check the "Server" setting of the credential (Standard or EspoCRM 7 or later).'
+						: 'Check the record ID and the entity type.',
+			};
+		case 409:
+			if (/duplicate/i.test(reason)) {
+				const found = Array.isArray(failure.body) ? (failure.body as IDataObject[]) : [];
+				const names = found.map((record) => `${record.name ?? '(no name)'} [${record.id}]`).join(', ');
+				return {
+					message: `The server found possible duplicates and did not create the record (409)${
+						names ? `: ${names}` : ''
+					}`,
+					description:
+						'Update the existing record instead (Create or Update matches by a field), or turn on the option "Skip Duplicate Check" to create it anyway.',
+				};
+			}
+			return {
+				message: `The record was changed by someone else meanwhile (409)${said}`,
+				description: 'Read the record again and retry the change.',
+			};
+		case 429:
+		case 502:
+		case 503:
+		case 504:
+			return {
+				message: `The server is busy or unavailable (${status})${said}`,
+				description:
+					'The node already waited and retried. Lower "Max Parallel Requests" or raise "Max Retries" under Request Settings, or try again later.',
+			};
+		default:
+			return {
+				message: `The server failed to process the request (${status})${said}`,
+				description:
+					'EspoCRM also answers 500 to an unknown relationship name, an unknown filter operator or a malformed body: check those, then the server log.',
+			};
+	}
+}
+
+/**
+ * Turns a failure into the NodeApiError users see. It is built from plain values so that nothing of the
+ * request (headers with credentials) can travel with the error into the output or the logs.
+ */
+export function apiError(node: INode, error: unknown, itemIndex: number): NodeApiError {
+	const failure = readFailure(error);
+	const { message, description } = explain(failure);
+	const errorResponse: JsonObject = {
+		message,
+		httpCode: failure.status === undefined ? null : String(failure.status),
+		reason: failure.reason,
+		...(Array.isArray(failure.body) ? { duplicates: failure.body as JsonObject[] } : {}),
+	};
+	return new NodeApiError(node, errorResponse, {
+		message,
+		description,
+		httpCode: failure.status === undefined ? undefined : String(failure.status),
+		itemIndex,
+	});
+}

@@ -1,0 +1,84 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
+
+/** Entity type and relationship names become path segments: only plain identifiers can never reach another path. */
+const PLAIN_IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+type ParameterContext = Pick<IExecuteSingleFunctions, 'getNode'> & { getItemIndex?: () => number };
+
+export function requirePlainIdentifier(
+	context: ParameterContext,
+	value: unknown,
+	parameter: string,
+	itemIndex: number,
+): string {
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (!PLAIN_IDENTIFIER.test(name)) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The parameter "${parameter}" must be a plain name such as "Contact" or "opportunities" (item ${itemIndex}: ${JSON.stringify(value ?? '')})`,
+			{
+				itemIndex,
+				description: 'Use letters, digits and underscores only, starting with a letter: the name becomes part of the request path.',
+			},
+		);
+	}
+	return name;
+}
+
+export function requireId(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): string {
+	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (id === '') {
+		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" is empty (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Give the ID of the record, for example from an earlier node with an expression such as {{ $json.id }}.',
+		});
+	}
+	return id;
+}
+
+/** Parses a JSON parameter, which n8n hands over as text or, from an expression, already parsed. */
+export function parseJsonParameter<T = IDataObject>(
+	context: ParameterContext,
+	value: unknown,
+	parameter: string,
+	itemIndex: number,
+): T {
+	if (typeof value !== 'string') return value as T;
+	try {
+		return jsonParse<T>(value);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" is not valid JSON (item ${itemIndex})`, {
+			itemIndex,
+			description: (error as Error).message,
+		});
+	}
+}
+
+/** preSend of the entity type: refuses a name that is not a plain identifier before anything is sent. */
+export async function checkEntityType(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
+	const itemIndex = this.getItemIndex();
+	const chosen = this.getNodeParameter('entityType') as string;
+	if (chosen === 'custom') {
+		requirePlainIdentifier(this, this.getNodeParameter('customEntityType'), 'Custom Entity Type', itemIndex);
+	} else {
+		requirePlainIdentifier(this, chosen, 'Entity Type', itemIndex);
+	}
+	return request;
+}
+
+/** preSend of a record ID: refuses an empty one. The URL expression encodes it, so `/`, `?` or `#` stay in one path segment. */
+export async function checkRecordId(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
+	const itemIndex = this.getItemIndex();
+	requireId(this, this.getNodeParameter('recordId', undefined, { extractValue: true }), 'Record ID', itemIndex);
+	return request;
+}
+
+/** preSend of a relationship name: refuses anything but a plain identifier. */
+export async function checkLink(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
+	const itemIndex = this.getItemIndex();
+	const chosen = this.getNodeParameter('link') as string;
+	const link = chosen === 'custom' ? this.getNodeParameter('customLink') : chosen;
+	requirePlainIdentifier(this, link, chosen === 'custom' ? 'Custom Relationship' : 'Relationship', itemIndex);
+	return request;
+}

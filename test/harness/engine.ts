@@ -1,0 +1,290 @@
+/**
+ * Runs our node inside n8n's real execution engine (n8n-core's WorkflowExecute and RoutingNode), with our
+ * credential type's own `authenticate` and `preAuthentication`, the way n8n runs a workflow.
+ *
+ * What a real n8n instance provides around the engine (the node and credential type registries, the encrypted
+ * credential store) is reproduced here after n8n's CLI (`packages/cli/src/credentials-helper.ts`): nothing of
+ * the node, of the HTTP layer or of n8n's helpers is stubbed.
+ */
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestHelper,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRun,
+	ITaskData,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	IRequestOptionsSimplified,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { RecordManagementServiceApi } from '../../credentials/RecordManagementServiceApi.credentials';
+import { RecordManagementService } from '../../nodes/RecordManagementService/RecordManagementService.node';
+
+export const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
+export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
+const INPUT_NODE_TYPE = 'test.input';
+
+/** Emits the items a test gives it: stands in for a Manual Trigger followed by a node that produces data. */
+class TestInput implements INodeType {
+	description = {
+		displayName: 'Test Input',
+		name: INPUT_NODE_TYPE,
+		group: ['input'],
+		version: 1,
+		description: '',
+		defaults: { name: 'Input' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = JSON.parse(this.getNodeParameter('items', 0) as string) as IDataObject[];
+		return [items.map((json) => ({ json }))];
+	}
+}
+
+class NodeTypes implements INodeTypes {
+	private readonly types: Record<string, INodeType> = {
+		[NODE_TYPE]: new RecordManagementService(),
+		[INPUT_NODE_TYPE]: new TestInput(),
+	};
+
+	getByName(name: string): INodeType | IVersionedNodeType {
+		return this.types[name];
+	}
+
+	getByNameAndVersion(name: string): INodeType {
+		return this.types[name];
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+/**
+ * Plays the part of n8n's database of credentials: values persist across executions, and what
+ * preAuthentication returns is written back, as n8n's CredentialsHelper does.
+ */
+export class CredentialStore {
+	private readonly data = new Map<string, ICredentialDataDecryptedObject>();
+
+	updates = 0;
+
+	set(id: string, data: ICredentialDataDecryptedObject) {
+		this.data.set(id, { ...data });
+	}
+
+	get(id: string): ICredentialDataDecryptedObject {
+		const stored = this.data.get(id);
+		if (!stored) throw new Error(`No credential with id ${id}`);
+		return { ...stored };
+	}
+
+	save(id: string, data: ICredentialDataDecryptedObject) {
+		this.updates++;
+		this.data.set(id, { ...data });
+	}
+}
+
+const credentialType: ICredentialType = new RecordManagementServiceApi();
+
+class CredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly store: CredentialStore) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		_typeName: string,
+		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
+	): Promise<IHttpRequestOptions> {
+		if (typeof credentialType.authenticate !== 'function') throw new Error('expected an authenticate function');
+		return await credentialType.authenticate(credentials, requestOptions as IHttpRequestOptions);
+	}
+
+	async preAuthentication(
+		helpers: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+		_typeName: string,
+		node: INode,
+		credentialsExpired: boolean,
+	): Promise<ICredentialDataDecryptedObject | undefined> {
+		const expirable = credentialType.properties.find(
+			(property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
+		);
+		if (!expirable || typeof credentialType.preAuthentication !== 'function') return undefined;
+		if (credentials[expirable.name] !== '' && !credentialsExpired) return undefined;
+
+		const output = await credentialType.preAuthentication.call(helpers, credentials);
+		if (output[expirable.name] === undefined) return undefined;
+		const details = node.credentials?.[CREDENTIAL_TYPE];
+		if (!details?.id) return undefined;
+		this.store.save(details.id, { ...this.store.get(details.id), ...(output as ICredentialDataDecryptedObject) });
+		return Object.assign(credentials, output);
+	}
+
+	async runPreAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('not used by the engine');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		nodeCredentials: INodeCredentialsDetails,
+	): Promise<ICredentialDataDecryptedObject> {
+		const stored = this.store.get(nodeCredentials.id as string);
+		// n8n fills in the defaults of properties that were never stored, the hidden token among them.
+		return NodeHelpers.getNodeParameters(
+			credentialType.properties,
+			stored as never,
+			true,
+			false,
+			null,
+			null,
+		) as ICredentialDataDecryptedObject;
+	}
+
+	async updateCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		_type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		this.store.save(nodeCredentials.id as string, data);
+	}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(): INodeProperties[] {
+		return credentialType.properties;
+	}
+}
+
+export interface RunOptions {
+	parameters: IDataObject;
+	/** Input items; one empty item when not given, as after a Manual Trigger. */
+	items?: IDataObject[];
+	store: CredentialStore;
+	credentialId?: string;
+	/** n8n's "On Error" node setting. */
+	onError?: INode['onError'];
+	timezone?: string;
+}
+
+export interface RunResult {
+	/** Output items of our node (json and error of each). */
+	items: INodeExecutionData[];
+	json: IDataObject[];
+	/** The node's error when it failed as a whole (no "Continue on fail"). */
+	error?: Error & { description?: string; httpCode?: string; context?: IDataObject };
+	run: IRun;
+}
+
+let executionCount = 0;
+
+export async function runNode(options: RunOptions): Promise<RunResult> {
+	const credentialId = options.credentialId ?? 'rms';
+	const nodes: INode[] = [
+		{
+			id: 'input',
+			name: 'Input',
+			type: INPUT_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { items: JSON.stringify(options.items ?? [{}]) },
+		},
+		{
+			id: 'rms',
+			name: 'Record Management Service',
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: options.parameters as INode['parameters'],
+			credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox' } },
+			...(options.onError ? { onError: options.onError } : {}),
+		},
+	];
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'Test',
+		nodes,
+		connections: {
+			Input: { main: [[{ node: 'Record Management Service', type: NodeConnectionTypes.Main, index: 0 }]] },
+		},
+		active: false,
+		nodeTypes: new NodeTypes(),
+		settings: { timezone: options.timezone ?? 'UTC', executionOrder: 'v1' },
+	});
+
+	const mode: WorkflowExecuteMode = 'manual';
+	const executionId = `test-${++executionCount}`;
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		id: 'test-workflow',
+		name: 'Test',
+		nodes,
+		connections: workflow.connectionsBySourceNode,
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		settings: {},
+	} as never);
+	const additionalData = {
+		credentialsHelper: new CredentialsHelper(options.store),
+		hooks,
+		executionId,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		variables: {},
+		userId: 'test-user',
+		currentNodeParameters: undefined,
+		executionTimeoutTimestamp: undefined,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('code runners are not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const run = await new WorkflowExecute(additionalData, mode).run({
+		workflow,
+		startNode: workflow.getNode('Input')!,
+	});
+
+	const taskData: ITaskData | undefined = run.data.resultData.runData['Record Management Service']?.[0];
+	const items = (taskData?.data?.main?.[0] ?? []) as INodeExecutionData[];
+	const error = (taskData?.error ?? undefined) as RunResult['error'];
+	return { items, json: items.map((item) => item.json), error, run };
+}
