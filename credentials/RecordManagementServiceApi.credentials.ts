@@ -133,10 +133,10 @@ export class RecordManagementServiceApi implements ICredentialType {
 		},
 		{
 			displayName: 'Ignore SSL Issues (Insecure)',
-			name: 'allowUnauthorizedCerts',
+			name: 'ignoreSslIssues',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to connect even if the server certificate cannot be verified (self-signed servers)',
+			description: 'Whether to connect even if SSL certificate validation is not possible',
 		},
 		{
 			// Filled by preAuthentication and stored by n8n, so every item, execution and worker shares one token.
@@ -165,7 +165,7 @@ export class RecordManagementServiceApi implements ICredentialType {
 				client_secret: credentials.clientSecret,
 			},
 			json: true,
-			skipSslCertificateValidation: credentials.allowUnauthorizedCerts === true,
+			skipSslCertificateValidation: credentials.ignoreSslIssues === true,
 		})) as { access_token?: unknown } | undefined;
 
 		if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
@@ -185,7 +185,7 @@ export class RecordManagementServiceApi implements ICredentialType {
 			baseURL: apiBaseUrl(credentials.baseUrl),
 			headers: { ...requestOptions.headers },
 		};
-		if (credentials.allowUnauthorizedCerts === true) options.skipSslCertificateValidation = true;
+		if (credentials.ignoreSslIssues === true) options.skipSslCertificateValidation = true;
 
 		const headers = options.headers as Record<string, string>;
 		switch (credentials.authentication as Scheme) {

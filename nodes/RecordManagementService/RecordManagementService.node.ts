@@ -1,8 +1,15 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { bulkDescription } from './resources/bulk';
+import { massDelete } from './resources/bulk/massDelete';
+import { massUpdate } from './resources/bulk/massUpdate';
+import { emailDescription } from './resources/email';
+import { leadDescription } from './resources/lead';
+import { convert } from './resources/lead/convert';
 import { recordDescription } from './resources/record';
 import { upsert } from './resources/record/upsert';
+import { relationshipDescription } from './resources/relationship';
 import { requestSettingsField } from './shared/descriptions';
 import { routeRequest } from './shared/transport';
 
@@ -34,15 +41,28 @@ export class RecordManagementService implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Record', value: 'record' }],
+				options: [
+					{ name: 'Bulk', value: 'bulk', description: 'Change or delete many records in a few requests' },
+					{ name: 'Email', value: 'email' },
+					{ name: 'Lead', value: 'lead' },
+					{ name: 'Record', value: 'record' },
+					{ name: 'Relationship', value: 'relationship', description: 'Records linked to a record' },
+				],
 				default: 'record',
 			},
 			...recordDescription,
+			...relationshipDescription,
+			...bulkDescription,
+			...leadDescription,
+			...emailDescription,
 			requestSettingsField,
 		],
 	};
 
+	/** Operations that span items or look before they write; the others are declarative (`routing` above). */
 	customOperations = {
 		record: { upsert },
+		bulk: { massUpdate, massDelete },
+		lead: { convert },
 	};
 }

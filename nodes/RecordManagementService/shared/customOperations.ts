@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { requirePlainIdentifier } from './validation';
 
@@ -20,8 +21,9 @@ export async function eachItem(
 				output.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			if (!context.continueOnFail()) throw error;
-			output.push({ json: {}, error, pairedItem: { item: itemIndex } });
+			const nodeError = asNodeError(context.getNode(), error, itemIndex);
+			if (!context.continueOnFail()) throw nodeError;
+			output.push({ json: {}, error: nodeError, pairedItem: { item: itemIndex } });
 		}
 	}
 	return [output];
@@ -33,4 +35,10 @@ export function entityTypeOf(context: IExecuteFunctions, itemIndex: number): str
 	return chosen === 'custom'
 		? requirePlainIdentifier(context, context.getNodeParameter('customEntityType', itemIndex), 'Entity Type Name', itemIndex)
 		: requirePlainIdentifier(context, chosen, 'Entity Type', itemIndex);
+}
+
+/** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
+export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error as Error, { itemIndex });
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkEntityType, checkRecordId } from './validation';
+import { checkEntityType, checkLink, checkRecordId } from './validation';
 
 /**
  * The entity type as it goes into a request path. `checkEntityType` (preSend of the entity type parameter)
@@ -122,3 +122,39 @@ export const requestSettingsField: INodeProperties = {
 		},
 	],
 };
+
+/** The relationship name as a path segment; `checkLink` (preSend of the relationship parameter) refused anything else. */
+export const LINK_PATH = '{{ $parameter.link === "custom" ? $parameter.customLink.trim() : $parameter.link }}';
+
+export function linkFields(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties[] {
+	return [
+		{
+			displayName: 'Relationship',
+			name: 'link',
+			type: 'options',
+			options: [
+				{ name: 'Account (of a Contact or Opportunity)', value: 'account' },
+				{ name: 'Accounts', value: 'accounts' },
+				{ name: 'Contacts', value: 'contacts' },
+				{ name: 'Emails', value: 'emails' },
+				{ name: 'Leads', value: 'leads' },
+				{ name: 'Opportunities', value: 'opportunities' },
+				{ name: 'Other (Enter Name)', value: 'custom' },
+				{ name: 'Teams', value: 'teams' },
+			],
+			default: 'contacts',
+			description: 'Name of the relationship on the record, for example "contacts" on an Account',
+			displayOptions: { show },
+			routing: { send: { preSend: [checkLink] } },
+		},
+		{
+			displayName: 'Relationship Name',
+			name: 'customLink',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'cProjects',
+			displayOptions: { show: { ...show, link: ['custom'] } },
+		},
+	];
+}

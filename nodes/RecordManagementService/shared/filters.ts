@@ -121,6 +121,7 @@ export function filterFields(show: Show): INodeProperties[] {
 				{
 					displayName: 'Condition',
 					name: 'condition',
+					// n8n's lint wants these sorted by name; only the fields of the chosen operator's value shape show.
 					values: [
 						{
 							displayName: 'Field',
@@ -145,16 +146,15 @@ export function filterFields(show: Show): INodeProperties[] {
 							displayOptions: { show: { operator: operatorsOfShape('one') } },
 						},
 						{
-							displayName: 'Values',
-							name: 'values',
-							type: 'string',
-							default: '',
-							placeholder: 'New, Assigned',
-							description: 'Comma-separated values, or an expression that returns a list',
-							displayOptions: { show: { operator: operatorsOfShape('list') } },
+							displayName: 'Value (Number of Days)',
+							name: 'days',
+							type: 'number',
+							typeOptions: { minValue: 0 },
+							default: 7,
+							displayOptions: { show: { operator: operatorsOfShape('days') } },
 						},
 						{
-							displayName: 'From',
+							displayName: 'Value From',
 							name: 'from',
 							type: 'string',
 							default: '',
@@ -162,7 +162,7 @@ export function filterFields(show: Show): INodeProperties[] {
 							displayOptions: { show: { operator: operatorsOfShape('range') } },
 						},
 						{
-							displayName: 'To',
+							displayName: 'Value To',
 							name: 'to',
 							type: 'string',
 							default: '',
@@ -170,12 +170,13 @@ export function filterFields(show: Show): INodeProperties[] {
 							displayOptions: { show: { operator: operatorsOfShape('range') } },
 						},
 						{
-							displayName: 'Days',
-							name: 'days',
-							type: 'number',
-							typeOptions: { minValue: 0 },
-							default: 7,
-							displayOptions: { show: { operator: operatorsOfShape('days') } },
+							displayName: 'Values',
+							name: 'values',
+							type: 'string',
+							default: '',
+							placeholder: 'New, Assigned',
+							description: 'Comma-separated values, or an expression that returns a list',
+							displayOptions: { show: { operator: operatorsOfShape('list') } },
 						},
 					],
 				},

@@ -12,17 +12,17 @@ import { parseJsonParameter } from './validation';
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 
 /** The fields of the interface, each offered for the entity types it is seen on ('custom' types may have any). */
-const INTERFACE_FIELDS: Array<{ name: string; displayName: string; type: 'string' | 'number'; on?: string[]; description: string }> = [
-	{ name: 'name', displayName: 'Name', type: 'string', on: ['Account', 'Opportunity', 'Email', 'custom'], description: 'Name of the record' },
-	{ name: 'firstName', displayName: 'First Name', type: 'string', on: ['Contact', 'Lead', 'custom'], description: 'First name of the person' },
-	{ name: 'lastName', displayName: 'Last Name', type: 'string', on: ['Contact', 'Lead', 'custom'], description: 'Last name of the person' },
-	{ name: 'emailAddress', displayName: 'Email Address', type: 'string', description: 'Primary e-mail address' },
-	{ name: 'phoneNumber', displayName: 'Phone Number', type: 'string', description: 'Primary phone number, in international format such as +1 555 0100' },
-	{ name: 'description', displayName: 'Description', type: 'string', description: 'Free text' },
-	{ name: 'accountId', displayName: 'Account ID', type: 'string', on: ['Contact', 'Lead', 'Opportunity', 'custom'], description: 'ID of the related Account' },
-	{ name: 'assignedUserId', displayName: 'Assigned User ID', type: 'string', description: 'ID of the user the record is assigned to' },
-	{ name: 'status', displayName: 'Status', type: 'string', on: ['Lead', 'Opportunity', 'Account', 'custom'], description: 'Status, for example "New" for a Lead' },
-	{ name: 'amount', displayName: 'Amount', type: 'number', on: ['Opportunity', 'custom'], description: 'Amount of the opportunity' },
+const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'string' | 'number'; on?: string[]; about: string }> = [
+	{ field: 'name', label: 'Name', kind: 'string', on: ['Account', 'Opportunity', 'Email', 'custom'], about: 'Name of the record' },
+	{ field: 'firstName', label: 'First Name', kind: 'string', on: ['Contact', 'Lead', 'custom'], about: 'First name of the person' },
+	{ field: 'lastName', label: 'Last Name', kind: 'string', on: ['Contact', 'Lead', 'custom'], about: 'Last name of the person' },
+	{ field: 'emailAddress', label: 'Email Address', kind: 'string', about: 'Primary e-mail address' },
+	{ field: 'phoneNumber', label: 'Phone Number', kind: 'string', about: 'Primary phone number, in international format such as +1 555 0100' },
+	{ field: 'description', label: 'Description', kind: 'string', about: 'Free text' },
+	{ field: 'accountId', label: 'Account ID', kind: 'string', on: ['Contact', 'Lead', 'Opportunity', 'custom'], about: 'ID of the related Account' },
+	{ field: 'assignedUserId', label: 'Assigned User ID', kind: 'string', about: 'ID of the user the record is assigned to' },
+	{ field: 'status', label: 'Status', kind: 'string', on: ['Lead', 'Opportunity', 'Account', 'custom'], about: 'Status, for example "New" for a Lead' },
+	{ field: 'amount', label: 'Amount', kind: 'number', on: ['Opportunity', 'custom'], about: 'Amount of the opportunity' },
 ];
 
 /**
@@ -51,11 +51,11 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 			default: {},
 			displayOptions: { show: { ...show, bodyMode: ['fields'] } },
 			options: INTERFACE_FIELDS.map((field) => ({
-				displayName: field.displayName,
-				name: field.name,
-				type: field.type,
-				default: field.type === 'number' ? 0 : '',
-				description: field.description,
+				displayName: field.label,
+				name: field.field,
+				type: field.kind,
+				default: field.kind === 'number' ? 0 : '',
+				description: field.about,
 				...(field.on ? { displayOptions: { show: { '/entityType': field.on } } } : {}),
 			})),
 		},

@@ -36,7 +36,7 @@ export const recordDescription: INodeProperties[] = [
 				name: 'Create or Update',
 				value: 'upsert',
 				action: 'Create or update a record',
-				description: 'Update the record that matches a field, or create it if none does',
+				description: 'Create a new record, or update the current one if it already exists (upsert)',
 			},
 			{
 				name: 'Delete',
