@@ -80,6 +80,8 @@ class NodeTypes implements INodeTypes {
  * preAuthentication returns is written back, as n8n's CredentialsHelper does.
  */
 export class CredentialStore {
+	// Values persist across runs, as in n8n's database.
+
 	private readonly data = new Map<string, ICredentialDataDecryptedObject>();
 
 	updates = 0;
