@@ -80,8 +80,6 @@ class NodeTypes implements INodeTypes {
  * preAuthentication returns is written back, as n8n's CredentialsHelper does.
  */
 export class CredentialStore {
-	// Values persist across runs, as in n8n's database.
-
 	private readonly data = new Map<string, ICredentialDataDecryptedObject>();
 
 	updates = 0;
@@ -194,6 +192,8 @@ export interface RunOptions {
 	credentialId?: string;
 	/** n8n's "On Error" node setting. */
 	onError?: INode['onError'];
+	/** Other node settings, such as n8n's own "Retry On Fail" (retryOnFail, maxTries, waitBetweenTries). */
+	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>;
 	timezone?: string;
 }
 
@@ -228,6 +228,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			parameters: options.parameters as INode['parameters'],
 			credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox' } },
 			...(options.onError ? { onError: options.onError } : {}),
+			...options.settings,
 		},
 	];
 	const workflow = new Workflow({

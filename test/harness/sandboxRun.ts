@@ -2,12 +2,12 @@
  * A sandbox server and a credential pointing at it, for tests that run the node through n8n's engine.
  * Each test file starts one sandbox (beforeAll) and resets it between tests.
  */
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { SANDBOX_CREDENTIALS, startSandbox } from '../sandbox';
 import type { Dialect, RecordedRequest, Sandbox, SandboxOptions } from '../sandbox';
 import { CredentialStore, runNode } from './engine';
-import type { RunResult } from './engine';
+import type { RunOptions, RunResult } from './engine';
 
 export type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
 
@@ -32,7 +32,11 @@ export interface TestBed {
 	store: CredentialStore;
 	use(scheme?: Scheme, server?: 'standard' | 'espocrm', overrides?: IDataObject): void;
 	/** Runs the node with these parameters over these input items (one empty item by default). */
-	run(parameters: IDataObject, items?: IDataObject[], options?: { onError?: INode['onError']; timezone?: string }): Promise<RunResult>;
+	run(
+		parameters: IDataObject,
+		items?: IDataObject[],
+		options?: Pick<RunOptions, 'onError' | 'timezone' | 'settings'>,
+	): Promise<RunResult>;
 	/** Requests the sandbox received since the last reset, optionally only those of one method. */
 	received(method?: string): RecordedRequest[];
 }

@@ -44,10 +44,10 @@ function explain(failure: FailedResponse): { message: string; description: strin
 	const said = reason ? `: ${reason}` : '';
 	switch (status) {
 		case undefined:
+			// The network code goes into the description: n8n replaces any message that contains one with its own text.
 			return {
-				message: `The server could not be reached (${failure.networkCode ?? 'no response'})`,
-				description:
-					'Check the Base URL of the credential and that the server is running and reachable from n8n. Requests that change records are not resent after a lost connection, because the server may have carried them out.',
+				message: 'The server could not be reached, or the connection was lost before it answered',
+				description: `${failure.networkCode ?? 'No response'}. Check the Base URL of the credential and that the server is running and reachable from n8n. Requests that change records are not resent after a lost connection, because the server may have carried them out: check the server before running them again.`,
 			};
 		case 400:
 			return {

@@ -1,0 +1,362 @@
+// @ts-check
+'use strict';
+
+const { ENTITY_DEFS, isEntityType, buildMetadata } = require('./metadata');
+const { ApiError, formatDateTime } = require('./util');
+const { runList, listParamsFromQuery, compileWhere } = require('./where');
+
+/**
+ * The operations behind the routes. Each returns the JSON value to reply with status 200 or throws an ApiError.
+ *
+ * @typedef {import('./store').Store} Store
+ * @typedef {'both' | 'standard' | 'espocrm'} Dialect
+ * @typedef {{ to: string[], cc: string[], bcc: string[], from: string | null, subject: string | null,
+ *   body: string | null, isHtml: boolean, attachmentIds: string[], emailId: string, sentAt: string }} OutboxMail
+ * @typedef {{
+ *   store: Store, dialect: Dialect, headers: Record<string, string | string[] | undefined>,
+ *   query: Record<string, any>, body: any, restricted: Set<string>, emailSendingFails: boolean,
+ *   outbox: OutboxMail[],
+ * }} Ctx
+ */
+
+/** @param {Ctx} ctx @param {string} name */
+const header = (ctx, name) => {
+  const v = ctx.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+/** @param {Ctx} ctx */
+const skipDuplicateCheck = (ctx) => String(header(ctx, 'x-skip-duplicate-check') || '').toLowerCase() === 'true';
+/** @param {Ctx} ctx */
+const unknownTypeStatus = (ctx) => (ctx.dialect === 'standard' ? 400 : 500);
+/** @param {unknown} body @returns {Record<string, any>} */
+function objectBody(body) {
+  if (body === null || body === undefined) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, '');
+  return /** @type {Record<string, any>} */ (body);
+}
+/** @param {string} id */
+const notExists = (id) => new ApiError(404, `Record ${id} does not exist.`);
+/** @param {string} id */
+const notFound = (id) => new ApiError(404, `Record ${id} not found.`);
+
+/** @param {Ctx} ctx @param {string} entityType */
+function list(ctx, entityType) {
+  // EspoCRM refuses attachment listing to API users.
+  if (entityType === 'Attachment') throw new ApiError(403, '');
+  return runList({
+    store: ctx.store, entityType, records: ctx.store.table(entityType).values(),
+    params: listParamsFromQuery(ctx.query), noTotal: String(header(ctx, 'x-no-total') || '').toLowerCase() === 'true',
+    unknownTypeStatus: unknownTypeStatus(ctx),
+  });
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {string} id */
+function read(ctx, entityType, id) {
+  const raw = ctx.store.table(entityType).get(id);
+  if (!raw) throw notExists(id);
+  return ctx.store.output(entityType, raw, 'full');
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {Record<string, unknown>[]} candidates @returns {never | void} */
+function refuseDuplicates(ctx, entityType, candidates) {
+  if (skipDuplicateCheck(ctx)) return;
+  for (const values of candidates) {
+    const dups = ctx.store.findDuplicates(entityType, values);
+    if (dups.length) throw new ApiError(409, 'duplicate', dups.map((r) => ctx.store.output(entityType, r, 'full')));
+  }
+}
+
+/** @param {Ctx} ctx @param {string} entityType */
+function create(ctx, entityType) {
+  const body = objectBody(ctx.body);
+  if (entityType === 'Attachment') return createAttachment(ctx, body);
+  if (entityType === 'Email') return createEmail(ctx, body);
+  const prepared = ctx.store.prepareCreate(entityType, body, {});
+  refuseDuplicates(ctx, entityType, [prepared.values]);
+  checkLinkMultiple(ctx, entityType, prepared.multiple);
+  const raw = ctx.store.insert(entityType, body, {}, prepared);
+  return ctx.store.output(entityType, raw, 'create');
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {Record<string, string[]>} multiple */
+function checkLinkMultiple(ctx, entityType, multiple) {
+  for (const [field, ids] of Object.entries(multiple)) {
+    const foreign = /** @type {string} */ (ENTITY_DEFS[entityType].fields[field].entity);
+    for (const id of ids) {
+      if (!ctx.store.table(foreign).has(id)) {
+        throw new ApiError(403, `Can't relate with non-existing record. entityType: ${foreign}, link: ${field}.`);
+      }
+    }
+  }
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} body */
+function createAttachment(ctx, body) {
+  if (body.file === undefined || body.file === null || body.file === '') throw new ApiError(400, 'No file contents.');
+  const { file, size: _size, ...fields } = body;
+  const prepared = ctx.store.prepareCreate('Attachment', fields, {});
+  if (!(body.relatedType && body.field) && !body.parentType) throw new ApiError(400, '');
+  // EspoCRM accepts a `file` that is not a data URI and stores it empty.
+  const m = typeof file === 'string' ? /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(file) : null;
+  let contents = Buffer.alloc(0);
+  if (m) contents = /;base64/i.test(m[2]) ? Buffer.from(m[3], 'base64') : Buffer.from(decodeURIComponent(m[3]), 'utf8');
+  prepared.values.size = contents.length;
+  if (!prepared.values.type && m && m[1]) prepared.values.type = m[1];
+  if (!prepared.values.role) prepared.values.role = 'Attachment';
+  const raw = ctx.store.insert('Attachment', fields, {}, prepared);
+  raw._setKeys.add('size');
+  ctx.store.files.set(raw.id, contents);
+  return ctx.store.output('Attachment', raw, 'create');
+}
+
+/** @param {unknown} v */
+const addresses = (v) => (typeof v === 'string' ? v.split(';').map((s) => s.trim()).filter(Boolean) : []);
+
+/**
+ * E-mail: the standard interface sends every POST /Email; EspoCRM only a Sending one with a `from`, and
+ * archives the others. 'both' sends the standard form (no status) and the EspoCRM form (status Sending).
+ * @param {Ctx} ctx @param {Record<string, any>} body
+ */
+function createEmail(ctx, body) {
+  const { store } = ctx;
+  const prepared = store.prepareCreate('Email', body, {});
+  const v = prepared.values;
+  const status = body.status;
+  let send;
+  if (ctx.dialect === 'standard') send = true;
+  else if (ctx.dialect === 'espocrm') send = status === 'Sending';
+  else send = status === 'Sending' || status === undefined || status === null || status === '';
+  const espoForm = ctx.dialect === 'espocrm' || (ctx.dialect === 'both' && status === 'Sending');
+  if (espoForm && !v.from) throw new ApiError(400, 'Field validation failure; entityType: Email, field: from, type: required.');
+  if (send && !v.to) throw new ApiError(400, 'Field validation failure; entityType: Email, field: to, type: required.');
+  checkLinkMultiple(ctx, 'Email', prepared.multiple);
+  if (!send) v.status = status === 'Draft' ? 'Draft' : 'Archived';
+  else if (ctx.emailSendingFails) v.status = 'Draft';
+  else {
+    v.status = 'Sent';
+    v.dateSent = formatDateTime();
+  }
+  const raw = store.insert('Email', body, {}, prepared);
+  if (send && ctx.emailSendingFails) {
+    throw new ApiError(500, 'sendingFail', { id: raw.id, message: 'No system SMTP settings.' });
+  }
+  if (send) {
+    ctx.outbox.push({
+      emailId: raw.id, from: raw.from ?? null, to: addresses(raw.to), cc: addresses(raw.cc), bcc: addresses(raw.bcc),
+      subject: raw.name ?? null, body: raw.body ?? null, isHtml: raw.isHtml !== false,
+      attachmentIds: store.relatedIds('Email', raw.id, 'attachments'), sentAt: /** @type {string} */ (raw.dateSent),
+    });
+  }
+  return store.output('Email', raw, 'create');
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {string} id */
+function update(ctx, entityType, id) {
+  const raw = ctx.store.table(entityType).get(id);
+  if (!raw) throw notFound(id);
+  const version = header(ctx, 'x-version-number');
+  if (version !== undefined && version !== '' && Number(version) !== raw.versionNumber) throw new ApiError(409, 'modified');
+  const body = objectBody(ctx.body);
+  const { multiple } = ctx.store.normalise(entityType, body, false, {});
+  checkLinkMultiple(ctx, entityType, multiple);
+  ctx.store.applyUpdate(entityType, raw, body);
+  return ctx.store.output(entityType, raw, 'full');
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {string} id */
+function remove(ctx, entityType, id) {
+  if (!ctx.store.remove(entityType, id)) throw notFound(id);
+  return true;
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link */
+function listRelated(ctx, entityType, id, link) {
+  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
+  const ld = ctx.store.requireLink(entityType, link);
+  const foreignType = /** @type {string} */ (ld.entity);
+  if (ctx.restricted.has(foreignType)) throw new ApiError(403, '');
+  const table = ctx.store.table(foreignType);
+  const records = ctx.store.relatedIds(entityType, id, link).map((fid) => table.get(fid)).filter((r) => r !== undefined);
+  return runList({
+    store: ctx.store, entityType: foreignType, records: /** @type {any[]} */ (records),
+    params: listParamsFromQuery(ctx.query), noTotal: String(header(ctx, 'x-no-total') || '').toLowerCase() === 'true',
+    unknownTypeStatus: unknownTypeStatus(ctx),
+  });
+}
+
+/** @param {unknown} src @returns {string[] | null} */
+function idsFrom(src) {
+  if (!src || typeof src !== 'object') return null;
+  const o = /** @type {Record<string, unknown>} */ (src);
+  if (typeof o.id === 'string' && o.id) return [o.id];
+  if (Array.isArray(o.ids) && o.ids.length) return o.ids.map(String);
+  return null;
+}
+
+/** @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link */
+function linkRecords(ctx, entityType, id, link) {
+  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
+  ctx.store.requireLink(entityType, link);
+  const ids = idsFrom(ctx.body);
+  if (!ids) throw new ApiError(400, '');
+  for (const fid of ids) ctx.store.linkIds(entityType, id, link, fid);
+  return true;
+}
+
+/**
+ * Unlink: the standard interface reads the id from the query, EspoCRM from the JSON body (a query id alone gets
+ * 200 `false` there), 'both' takes either.
+ * @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link
+ */
+function unlinkRecords(ctx, entityType, id, link) {
+  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
+  ctx.store.requireLink(entityType, link);
+  const fromBody = idsFrom(ctx.body);
+  const fromQuery = idsFrom(ctx.query);
+  let ids;
+  if (ctx.dialect === 'espocrm') {
+    if (!fromBody) return false;
+    ids = fromBody;
+  } else if (ctx.dialect === 'standard') {
+    if (!fromQuery) throw new ApiError(400, '');
+    ids = fromQuery;
+  } else {
+    ids = fromBody || fromQuery;
+    if (!ids) throw new ApiError(400, '');
+  }
+  for (const fid of ids) ctx.store.unlinkIds(entityType, id, link, fid);
+  return true;
+}
+
+/**
+ * @param {Ctx} ctx @param {string} entityType @param {string[]} ids @param {'update' | 'delete'} action
+ * @param {Record<string, unknown>} data @returns {string[]} ids actually changed (unknown ids are skipped)
+ */
+function massApply(ctx, entityType, ids, action, data) {
+  const table = ctx.store.table(entityType);
+  if (action === 'update') {
+    const { multiple } = ctx.store.normalise(entityType, data, false, {});
+    checkLinkMultiple(ctx, entityType, multiple);
+  }
+  /** @type {string[]} */
+  const done = [];
+  for (const id of ids) {
+    const raw = table.get(id);
+    if (!raw) continue;
+    if (action === 'update') ctx.store.applyUpdate(entityType, raw, data);
+    else ctx.store.remove(entityType, id);
+    done.push(id);
+  }
+  return done;
+}
+
+/** @param {unknown} ids */
+function requireIds(ids) {
+  if (!Array.isArray(ids)) throw new ApiError(400, '');
+  return ids.map(String);
+}
+
+/** Standard PUT /{Entity}/action/massUpdate. @param {Ctx} ctx @param {string} entityType */
+function massUpdate(ctx, entityType) {
+  const body = objectBody(ctx.body);
+  const attributes = objectBody(body.attributes ?? body.data);
+  massApply(ctx, entityType, requireIds(body.ids), 'update', attributes);
+  return true;
+}
+
+/** Standard POST /{Entity}/action/massDelete. @param {Ctx} ctx @param {string} entityType */
+function massDelete(ctx, entityType) {
+  const body = objectBody(ctx.body);
+  massApply(ctx, entityType, requireIds(body.ids), 'delete', {});
+  return true;
+}
+
+/** EspoCRM 7+ POST /MassAction. @param {Ctx} ctx */
+function massAction(ctx) {
+  const body = objectBody(ctx.body);
+  const entityType = body.entityType;
+  if (typeof entityType !== 'string' || !isEntityType(entityType)) throw new ApiError(400, '');
+  if (ctx.restricted.has(entityType)) throw new ApiError(403, '');
+  if (body.action !== 'update' && body.action !== 'delete') throw new ApiError(400, `Mass action '${body.action}' does not exist.`);
+  const params = objectBody(body.params);
+  let ids;
+  if (Array.isArray(params.ids)) ids = params.ids.map(String);
+  else if (params.where !== undefined || params.searchParams !== undefined) {
+    const where = params.where ?? objectBody(params.searchParams).where;
+    const pred = compileWhere(where, { store: ctx.store, entityType, now: Date.now(), unknownTypeStatus: unknownTypeStatus(ctx) });
+    ids = [...ctx.store.table(entityType).values()].filter(pred).map((r) => r.id);
+  } else throw new ApiError(400, '');
+  const done = massApply(ctx, entityType, ids, body.action, body.action === 'update' ? objectBody(body.data) : {});
+  return { count: done.length, ids: done };
+}
+
+const CONVERT_ORDER = ['Account', 'Contact', 'Opportunity'];
+
+/**
+ * Lead conversion, both forms. Only the types present in `records` are created; re-conversion is not refused.
+ * @param {Ctx} ctx @param {string | undefined} pathId
+ */
+function convertLead(ctx, pathId) {
+  const { store } = ctx;
+  const body = objectBody(ctx.body);
+  const id = pathId ?? body.id;
+  if (typeof id !== 'string' || !id) throw new ApiError(400, '');
+  const lead = store.table('Lead').get(id);
+  if (!lead) throw notExists(id);
+  const records = objectBody(body.records);
+  /** @type {Record<string, { values: Record<string, unknown>, multiple: Record<string, string[]> }>} */
+  const prepared = {};
+  for (const type of CONVERT_ORDER) {
+    if (records[type] && typeof records[type] === 'object') prepared[type] = store.prepareCreate(type, records[type], {});
+  }
+  if (!skipDuplicateCheck(ctx)) {
+    const dups = [];
+    for (const [type, p] of Object.entries(prepared)) {
+      for (const r of store.findDuplicates(type, p.values)) dups.push({ ...store.output(type, r, 'full'), _entityType: type });
+    }
+    if (dups.length) throw new ApiError(409, 'duplicate', dups);
+  }
+  /** @type {Record<string, string>} */
+  const created = {};
+  for (const type of CONVERT_ORDER) {
+    const p = prepared[type];
+    if (!p) continue;
+    if (type !== 'Account' && created.Account && !p.values.accountId) p.values.accountId = created.Account;
+    if (type === 'Opportunity' && created.Contact) p.multiple.contacts = [...new Set([...(p.multiple.contacts || []), created.Contact])];
+    created[type] = store.insert(type, records[type], {}, p).id;
+  }
+  /** @type {Record<string, unknown>} */
+  const leadChanges = { status: 'Converted', convertedAt: formatDateTime() };
+  if (created.Account) leadChanges.createdAccountId = created.Account;
+  if (created.Contact) leadChanges.createdContactId = created.Contact;
+  if (created.Opportunity) leadChanges.createdOpportunityId = created.Opportunity;
+  store.applyUpdate('Lead', lead, leadChanges, { trusted: true });
+  return store.output('Lead', lead, 'full');
+}
+
+/** @param {Ctx} ctx */
+function metadata(ctx) {
+  return buildMetadata(ctx.restricted);
+}
+
+/** @param {Ctx} ctx */
+function appUser(ctx) {
+  /** @type {Record<string, unknown>} */
+  const table = {};
+  for (const name of Object.keys(ENTITY_DEFS)) {
+    table[name] = ctx.restricted.has(name) ? false : { create: 'yes', read: 'all', edit: 'all', delete: 'all', stream: 'all' };
+  }
+  return {
+    user: {
+      id: '1', userName: 'admin', name: 'Admin', type: 'admin', isActive: true, emailAddress: 'admin@sandbox.test',
+    },
+    acl: { table, fieldTable: {}, assignmentPermission: 'all', userPermission: 'all' },
+    preferences: { timeZone: 'UTC', language: 'en_US', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm' },
+    settings: { version: '8.1.5', recordsPerPage: 20, recordsPerPageSmall: 5, defaultCurrency: 'USD' },
+  };
+}
+
+module.exports = {
+  list, read, create, update, remove, listRelated, linkRecords, unlinkRecords, massUpdate, massDelete, massAction,
+  convertLead, metadata, appUser,
+};

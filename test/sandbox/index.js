@@ -1,0 +1,9 @@
+// @ts-check
+'use strict';
+
+/** The sandbox EspoCRM-like server: see index.d.ts for the API. */
+const { startSandbox, Sandbox, SANDBOX_CREDENTIALS } = require('./server');
+const { seedDemoData } = require('./seed');
+const { ENTITY_DEFS } = require('./metadata');
+
+module.exports = { startSandbox, Sandbox, SANDBOX_CREDENTIALS, seedDemoData, ENTITY_DEFS };

@@ -1,0 +1,473 @@
+// @ts-check
+'use strict';
+
+const http = require('node:http');
+const crypto = require('node:crypto');
+const { Store } = require('./store');
+const { Faults } = require('./faults');
+const { isEntityType } = require('./metadata');
+const { ApiError } = require('./util');
+const { parsePhpQuery } = require('./query');
+const h = require('./handlers');
+const { seedDemoData } = require('./seed');
+
+/**
+ * HTTP side of the sandbox: routing, authentication, fault switches and the request log.
+ *
+ * @typedef {import('./handlers').Dialect} Dialect
+ * @typedef {{
+ *   method: string, path: string, rawQuery: string, query: Record<string, any>,
+ *   headers: Record<string, string | string[] | undefined>, body: unknown, status: number | null,
+ *   startedAt: number, endedAt: number | null,
+ * }} RecordedRequest
+ * @typedef {{
+ *   dialect?: Dialect, seed?: boolean, port?: number, host?: string, tokenTtlMs?: number,
+ *   failedLoginLimit?: number, restrictedScopes?: string[], onRequest?: (r: RecordedRequest) => void,
+ * }} SandboxOptions
+ * @typedef {{ status: number, body?: unknown, reason?: string, headers?: Record<string, string | number> }} Reply
+ */
+
+const SANDBOX_CREDENTIALS = Object.freeze({
+  apiKey: 'sandbox-api-key',
+  username: 'admin',
+  password: 'sandbox-password',
+  hmacApiKey: 'sandbox-hmac-key',
+  hmacSecret: 'sandbox-hmac-secret',
+  clientId: 'sandbox-client',
+  clientSecret: 'sandbox-client-secret',
+});
+
+const API_PREFIX = '/api/v1';
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const FAILED_LOGIN_WINDOW_MS = 60_000;
+const DIALECTS = ['both', 'standard', 'espocrm'];
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
+
+class Sandbox {
+  /** @param {SandboxOptions} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {Dialect} */
+    this.dialect = 'both';
+    this.setDialect(options.dialect ?? 'both');
+    this.store = new Store();
+    this.faults = new Faults();
+    /** @type {RecordedRequest[]} */
+    this.requests = [];
+    /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
+    this.outbox = [];
+    /** @type {Map<string, number>} token → expiry (ms epoch, Infinity when no TTL) */
+    this.tokens = new Map();
+    this.tokensIssued = 0;
+    this.inFlight = 0;
+    this.maxInFlightSeen = 0;
+    /** @type {Map<string, number[]>} remote address → times of failed logins */
+    this.failedLogins = new Map();
+    this.failedLoginLimit = options.failedLoginLimit ?? 10;
+    /** @type {Set<string>} */
+    this.restricted = new Set(options.restrictedScopes ?? []);
+    this.origin = '';
+    this.baseUrl = '';
+    this.server = http.createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        // Only a bug of the sandbox gets here: answer instead of hanging the client.
+        if (!res.headersSent) {
+          res.writeHead(500, { 'X-Status-Reason': `Sandbox error: ${String(err && err.message).replace(/[^\x20-\x7e]/g, '?')}` });
+        }
+        res.end();
+      });
+    });
+    this.server.keepAliveTimeout = 5000;
+  }
+
+  /** @param {string} dialect */
+  setDialect(dialect) {
+    if (!DIALECTS.includes(dialect)) throw new Error(`Unknown dialect '${dialect}', expected one of ${DIALECTS.join(', ')}`);
+    this.dialect = /** @type {Dialect} */ (dialect);
+  }
+
+  /** Types the API user may not reach: absent from GET /Metadata, 403 on their endpoints. @param {string[]} scopes */
+  setRestrictedScopes(scopes) {
+    this.restricted = new Set(scopes);
+  }
+
+  clearRequests() {
+    this.requests = [];
+  }
+
+  /** Clears records, requests, faults, tokens, failed-login counters and the outbox; restores the restricted scopes of the options. Keeps the dialect. */
+  reset() {
+    this.store.reset();
+    this.requests = [];
+    this.outbox = [];
+    this.faults.clear();
+    this.tokens.clear();
+    this.tokensIssued = 0;
+    this.failedLogins.clear();
+    this.maxInFlightSeen = this.inFlight;
+    this.restricted = new Set(this.options.restrictedScopes ?? []);
+  }
+
+  expireTokens() {
+    this.tokens.clear();
+  }
+
+  /** @param {number} port @param {string} host */
+  async listen(port, host) {
+    await new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => resolve(undefined));
+    });
+    const addr = /** @type {import('node:net').AddressInfo} */ (this.server.address());
+    const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    this.origin = `http://${hostPart}:${addr.port}`;
+    this.baseUrl = `${this.origin}${API_PREFIX}`;
+  }
+
+  async close() {
+    await new Promise((resolve) => {
+      this.server.close(() => resolve(undefined));
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+  async handle(req, res) {
+    const othersInFlight = this.inFlight;
+    this.inFlight++;
+    this.maxInFlightSeen = Math.max(this.maxInFlightSeen, this.inFlight);
+    const rawUrl = req.url || '/';
+    const q = rawUrl.indexOf('?');
+    const pathname = q < 0 ? rawUrl : rawUrl.slice(0, q);
+    const rawQuery = q < 0 ? '' : rawUrl.slice(q + 1);
+    const inApi = pathname === API_PREFIX || pathname.startsWith(`${API_PREFIX}/`);
+    const path = inApi ? pathname.slice(API_PREFIX.length) || '/' : pathname;
+    const method = (req.method || 'GET').toUpperCase();
+    /** @type {RecordedRequest} */
+    const entry = {
+      method, path, rawQuery, query: parsePhpQuery(rawQuery), headers: { ...req.headers }, body: undefined,
+      status: null, startedAt: now(), endedAt: null,
+    };
+    this.requests.push(entry);
+    try {
+      let bodyText;
+      try {
+        bodyText = await readBody(req);
+      } catch {
+        entry.status = 0;
+        entry.endedAt = now();
+        req.socket.destroy();
+        return;
+      }
+      entry.body = bodyForLog(bodyText);
+
+      /** @type {Reply} */
+      let reply;
+      const mif = this.faults.maxInFlight;
+      if (mif && othersInFlight >= mif.limit) {
+        reply = { status: mif.status ?? 503, reason: mif.reason ?? '', headers: retryAfterHeader(mif.retryAfter) };
+      } else {
+        if (this.faults.latencyMs > 0) await sleep(this.faults.latencyMs);
+        const fault = this.faults.decide(method, path);
+        if (fault && fault.kind === 'drop') {
+          entry.status = 0;
+          entry.endedAt = now();
+          req.socket.destroy();
+          this.options.onRequest?.(entry);
+          return;
+        }
+        if (fault && fault.kind === 'fail') {
+          reply = { status: fault.status, reason: fault.reason ?? '', body: fault.body, headers: retryAfterHeader(fault.retryAfter) };
+        } else {
+          try {
+            reply = this.route(req, method, path, inApi, entry.query, bodyText);
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            reply = { status: err.status, reason: err.reason, body: err.body, headers: err.headers };
+          }
+        }
+      }
+      send(res, reply, entry);
+      this.options.onRequest?.(entry);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /**
+   * @param {http.IncomingMessage} req @param {string} method @param {string} path @param {boolean} inApi
+   * @param {Record<string, any>} query @param {string} bodyText @returns {Reply}
+   */
+  route(req, method, path, inApi, query, bodyText) {
+    if (!inApi) return { status: 404 };
+    const segs = path.split('/').filter(Boolean).map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
+    const isJson = /^application\/json\b/i.test(String(req.headers['content-type'] || '').trim()) ||
+      /\+json\b/i.test(String(req.headers['content-type'] || ''));
+    const [ctrl, a, b, c] = segs;
+
+    if (ctrl === 'Auth' && segs.length === 1) {
+      if (this.dialect === 'espocrm') throw new ApiError(404, "Controller 'Auth' does not exist.");
+      if (method !== 'POST') throw new ApiError(404, '');
+      return this.issueToken(req, bodyText);
+    }
+
+    const denied = this.authenticate(req, method, path);
+    if (denied) return denied;
+
+    // Writes without a JSON content type have an empty body, as on EspoCRM.
+    let body = null;
+    if (isJson && bodyText !== '' && method !== 'GET') {
+      try {
+        body = JSON.parse(bodyText);
+      } catch {
+        throw new ApiError(500, '');
+      }
+    }
+    /** @type {import('./handlers').Ctx} */
+    const ctx = {
+      store: this.store, dialect: this.dialect, headers: req.headers, query, body, restricted: this.restricted,
+      emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox,
+    };
+    const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });
+    const noAction = (/** @type {string} */ action) => new ApiError(404, `Action ${method} '${action}' does not exist in controller '${ctrl}'.`);
+    const espoOnly = this.dialect !== 'standard';
+    const standardOnly = this.dialect !== 'espocrm';
+
+    if (!ctrl) throw new ApiError(404, '');
+    if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
+      if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
+      return ok(h.metadata(ctx));
+    }
+    if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {
+      if (!espoOnly) throw new ApiError(404, "Controller 'App' does not exist.");
+      return ok(h.appUser(ctx));
+    }
+    if (ctrl === 'MassAction' && segs.length === 1 && method === 'POST') {
+      if (!espoOnly) throw new ApiError(404, "Controller 'MassAction' does not exist.");
+      return ok(h.massAction(ctx));
+    }
+    if (!isEntityType(ctrl)) throw new ApiError(404, `Controller '${ctrl}' does not exist.`);
+    if (this.restricted.has(ctrl)) throw new ApiError(403, '');
+
+    if (segs.length === 1) {
+      if (method === 'GET') return ok(h.list(ctx, ctrl));
+      if (method === 'POST') return ok(h.create(ctx, ctrl));
+      throw new ApiError(404, '');
+    }
+    if (a === 'action' && segs.length === 3) {
+      if (b === 'massUpdate' && method === 'PUT' && standardOnly) return ok(h.massUpdate(ctx, ctrl));
+      if (b === 'massDelete' && method === 'POST' && standardOnly) return ok(h.massDelete(ctx, ctrl));
+      if (b === 'convert' && method === 'POST' && ctrl === 'Lead' && espoOnly) return ok(h.convertLead(ctx, undefined));
+      throw noAction(b);
+    }
+    if (ctrl === 'Attachment' && a === 'file' && segs.length === 3 && method === 'GET') return this.download(b);
+    if (segs.length === 2) {
+      if (method === 'GET') return ok(h.read(ctx, ctrl, a));
+      if (method === 'PUT' || method === 'PATCH') return ok(h.update(ctx, ctrl, a));
+      if (method === 'DELETE') return ok(h.remove(ctx, ctrl, a));
+      throw new ApiError(404, '');
+    }
+    if (segs.length === 4 && b === 'action') {
+      if (c === 'convert' && method === 'POST' && ctrl === 'Lead' && standardOnly) return ok(h.convertLead(ctx, a));
+      throw new ApiError(404, '');
+    }
+    if (segs.length === 3) {
+      if (method === 'GET') return ok(h.listRelated(ctx, ctrl, a, b));
+      if (method === 'POST') return ok(h.linkRecords(ctx, ctrl, a, b));
+      if (method === 'DELETE') return ok(h.unlinkRecords(ctx, ctrl, a, b));
+    }
+    throw new ApiError(404, '');
+  }
+
+  /** @param {string} id @returns {Reply} */
+  download(id) {
+    const raw = this.store.table('Attachment').get(id);
+    if (!raw) throw new ApiError(404, `Record ${id} does not exist.`);
+    const name = String(raw.name || 'file').replace(/["\\\r\n]/g, '_');
+    return {
+      status: 200,
+      body: this.store.files.get(id) || Buffer.alloc(0),
+      headers: { 'Content-Type': raw.type || 'application/octet-stream', 'Content-Disposition': `attachment; filename="${name}"` },
+    };
+  }
+
+  /**
+   * OAuth 2.0 client credentials, as the interface specifies (JSON body; a form body and HTTP Basic client
+   * authentication are accepted too, as OAuth servers do).
+   * @param {http.IncomingMessage} req @param {string} bodyText @returns {Reply}
+   */
+  issueToken(req, bodyText) {
+    const ct = String(req.headers['content-type'] || '');
+    /** @type {Record<string, any>} */
+    let params = {};
+    if (/json/i.test(ct)) {
+      try {
+        params = bodyText ? JSON.parse(bodyText) : {};
+      } catch {
+        return { status: 400, body: { error: 'invalid_request' } };
+      }
+    } else if (/x-www-form-urlencoded/i.test(ct)) params = Object.fromEntries(new URLSearchParams(bodyText));
+    if (!params || typeof params !== 'object') params = {};
+    if (params.grant_type !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
+    let clientId = params.client_id;
+    let clientSecret = params.client_secret;
+    const basic = /^Basic\s+(.+)$/i.exec(String(req.headers.authorization || ''));
+    if (basic && clientId === undefined) {
+      const [u, ...p] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+      clientId = decodeURIComponent(u);
+      clientSecret = decodeURIComponent(p.join(':'));
+    }
+    if (clientId !== SANDBOX_CREDENTIALS.clientId || clientSecret !== SANDBOX_CREDENTIALS.clientSecret) {
+      return { status: 401, body: { error: 'invalid_client' } };
+    }
+    const token = crypto.randomBytes(24).toString('base64url');
+    const ttl = this.options.tokenTtlMs;
+    this.tokens.set(token, ttl ? Date.now() + ttl : Infinity);
+    this.tokensIssued++;
+    return {
+      status: 200,
+      body: { access_token: token, token_type: 'Bearer', expires_in: ttl ? Math.ceil(ttl / 1000) : 3600 },
+      headers: { 'Cache-Control': 'no-store' },
+    };
+  }
+
+  /** @param {string} address */
+  recentFailures(address) {
+    const cutoff = Date.now() - FAILED_LOGIN_WINDOW_MS;
+    const list = (this.failedLogins.get(address) || []).filter((t) => t > cutoff);
+    this.failedLogins.set(address, list);
+    return list;
+  }
+
+  /**
+   * @param {http.IncomingMessage} req @param {string} method @param {string} path
+   * @returns {Reply | null} the refusal, or null when authenticated
+   */
+  authenticate(req, method, path) {
+    const hd = req.headers;
+    const address = req.socket.remoteAddress || 'unknown';
+    const limit = this.failedLoginLimit;
+    const limited = Number.isFinite(limit) && limit > 0;
+    const authorization = String(hd.authorization || '');
+    const hasCredentials = Boolean(hd['x-hmac-authorization'] || hd['x-api-key'] || hd['espo-authorization'] || authorization);
+    if (!hasCredentials) return { status: 401, headers: { 'WWW-Authenticate': 'Basic realm=""' } };
+
+    const bearer = /^Bearer\s+(.+)$/i.exec(authorization);
+    const onlyBearer = bearer && !hd['x-hmac-authorization'] && !hd['x-api-key'] && !hd['espo-authorization'];
+    // Too many failed logins from this address: refused whatever the credentials.
+    if (limited && !onlyBearer && this.recentFailures(address).length >= limit) return { status: 403, reason: '' };
+
+    let good = false;
+    if (hd['x-hmac-authorization']) good = checkHmac(String(hd['x-hmac-authorization']), method, path);
+    else if (hd['x-api-key']) good = hd['x-api-key'] === SANDBOX_CREDENTIALS.apiKey;
+    else if (hd['espo-authorization']) good = checkUserPassword(String(hd['espo-authorization']));
+    else if (/^Basic\s+/i.test(authorization)) good = checkUserPassword(authorization.replace(/^Basic\s+/i, ''));
+    else if (bearer) {
+      const exp = this.tokens.get(bearer[1].trim());
+      if (exp !== undefined && exp > Date.now()) return null;
+      if (exp !== undefined) this.tokens.delete(bearer[1].trim());
+      return { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } };
+    }
+    if (good) return null;
+    if (limited) this.recentFailures(address).push(Date.now());
+    return { status: 401 };
+  }
+}
+
+/** @param {string} b64 */
+function checkUserPassword(b64) {
+  const decoded = Buffer.from(b64.trim(), 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  return i > 0 && decoded.slice(0, i) === SANDBOX_CREDENTIALS.username && decoded.slice(i + 1) === SANDBOX_CREDENTIALS.password;
+}
+
+/**
+ * base64(apiKey + ':' + hmacSha256(secret, METHOD + ' ' + path)); the digest raw (every EspoCRM version) or
+ * lowercase hex (8.4.1+).
+ * @param {string} header @param {string} method @param {string} path
+ */
+function checkHmac(header, method, path) {
+  const decoded = Buffer.from(header.trim(), 'base64');
+  const colon = decoded.indexOf(0x3a);
+  if (colon < 0) return false;
+  if (decoded.subarray(0, colon).toString('utf8') !== SANDBOX_CREDENTIALS.hmacApiKey) return false;
+  const signature = decoded.subarray(colon + 1);
+  const digest = crypto.createHmac('sha256', SANDBOX_CREDENTIALS.hmacSecret).update(`${method} ${path}`).digest();
+  return signature.equals(digest) || signature.toString('latin1') === digest.toString('hex');
+}
+
+/** @param {number | string | undefined} retryAfter @returns {Record<string, string> | undefined} */
+function retryAfterHeader(retryAfter) {
+  return retryAfter === undefined || retryAfter === null ? undefined : { 'Retry-After': String(retryAfter) };
+}
+
+/** @param {http.IncomingMessage} req @returns {Promise<string>} */
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    req.on('data', (/** @type {Buffer} */ chunk) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new Error('aborted')));
+  });
+}
+
+/** @param {string} text */
+function bodyForLog(text) {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** @param {http.ServerResponse} res @param {Reply} reply @param {RecordedRequest} entry */
+function send(res, reply, entry) {
+  /** @type {Record<string, string | number>} */
+  const headers = { ...(reply.headers || {}) };
+  if (reply.reason !== undefined && reply.status >= 400) headers['X-Status-Reason'] = reply.reason.replace(/[^\x20-\x7e]/g, '?');
+  let payload;
+  if (Buffer.isBuffer(reply.body)) payload = reply.body;
+  else if (reply.body !== undefined) {
+    payload = Buffer.from(JSON.stringify(reply.body), 'utf8');
+    headers['Content-Type'] = 'application/json';
+  } else payload = Buffer.alloc(0);
+  headers['Content-Length'] = payload.length;
+  entry.status = reply.status;
+  entry.endedAt = now();
+  if (res.destroyed) {
+    entry.status = 0;
+    return;
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+/** @param {SandboxOptions} [options] */
+async function startSandbox(options = {}) {
+  const sandbox = new Sandbox(options);
+  if (options.seed) seedDemoData(sandbox.store);
+  await sandbox.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  return sandbox;
+}
+
+module.exports = { startSandbox, Sandbox, SANDBOX_CREDENTIALS };
