@@ -11,6 +11,7 @@ import { recordDescription } from './resources/record';
 import { upsert } from './resources/record/upsert';
 import { relationshipDescription } from './resources/relationship';
 import { requestSettingsField } from './shared/descriptions';
+import { getEntityTypes, getFields, getLinks, getMappingFields } from './shared/metadata';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -57,6 +58,12 @@ export class RecordManagementService implements INodeType {
 			...emailDescription,
 			requestSettingsField,
 		],
+	};
+
+	/** The form's lists: from EspoCRM's metadata, or the interface's own lists for a Standard server. */
+	methods = {
+		loadOptions: { getEntityTypes, getFields, getLinks },
+		resourceMapping: { getMappingFields },
 	};
 
 	/** Operations that span items or look before they write; the others are declarative (`routing` above). */

@@ -6,7 +6,7 @@
  * credential store) is reproduced here after n8n's CLI (`packages/cli/src/credentials-helper.ts`): nothing of
  * the node, of the HTTP layer or of n8n's helpers is stubbed.
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -257,29 +257,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		updatedAt: new Date(),
 		settings: {},
 	} as never);
-	const additionalData = {
-		credentialsHelper: new CredentialsHelper(options.store),
-		hooks,
-		executionId,
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		variables: {},
-		userId: 'test-user',
-		currentNodeParameters: undefined,
-		executionTimeoutTimestamp: undefined,
-		executeWorkflow: async () => {
-			throw new Error('sub-workflows are not used');
-		},
-		getRunExecutionData: async () => undefined,
-		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('code runners are not used');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = additionalDataFor(options.store, hooks, executionId);
 
 	const run = await new WorkflowExecute(additionalData, mode).run({
 		workflow,
@@ -290,4 +268,66 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	const items = (taskData?.data?.main?.[0] ?? []) as INodeExecutionData[];
 	const error = (taskData?.error ?? undefined) as RunResult['error'];
 	return { items, json: items.map((item) => item.json), error, run };
+}
+
+function additionalDataFor(
+	store: CredentialStore,
+	hooks?: ExecutionLifecycleHooks,
+	executionId?: string,
+	currentNodeParameters?: IDataObject,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new CredentialsHelper(store),
+		hooks,
+		executionId,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		variables: {},
+		userId: 'test-user',
+		currentNodeParameters,
+		executionTimeoutTimestamp: undefined,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('code runners are not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/**
+ * Fills a list of the form as the editor asks n8n for it: n8n's LoadOptionsContext over a workflow holding only
+ * the node with the parameters the user has set so far (`kind` is the node's `methods` group).
+ */
+export async function loadFormList(
+	store: CredentialStore,
+	kind: 'loadOptions' | 'resourceMapping',
+	method: string,
+	parameters: IDataObject,
+): Promise<unknown> {
+	const node: INode = {
+		id: 'rms',
+		name: 'Record Management Service',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: parameters as INode['parameters'],
+		credentials: { [CREDENTIAL_TYPE]: { id: 'rms', name: 'Sandbox' } },
+	};
+	const nodeTypes = new NodeTypes();
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const context = new LoadOptionsContext(
+		workflow,
+		workflow.getNode(node.name)!,
+		additionalDataFor(store, undefined, undefined, workflow.getNode(node.name)!.parameters as IDataObject),
+		`parameters.${method}`,
+	);
+	const methods = (nodeTypes.getByNameAndVersion(NODE_TYPE).methods ?? {}) as Record<string, Record<string, Function>>;
+	return await methods[kind][method].call(context);
 }

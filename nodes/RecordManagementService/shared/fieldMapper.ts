@@ -1,0 +1,76 @@
+import type { IDataObject, INode, ResourceMapperField, ResourceMapperValue } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { DateTime } from 'luxon';
+
+import { DATE_ONLY_LABEL } from './metadata';
+
+type Value = string | number | boolean | null | unknown[];
+
+function refuse(node: INode, field: string, expected: string, value: unknown, itemIndex: number): never {
+	throw new NodeOperationError(
+		node,
+		`The field "${field}" needs ${expected}; ${JSON.stringify(value)} is not one (item ${itemIndex})`,
+		{ itemIndex, description: 'Change the value mapped to this field, or convert it in an earlier node.' },
+	);
+}
+
+function toDateTime(value: unknown): DateTime | undefined {
+	if (value instanceof Date) return DateTime.fromJSDate(value);
+	if (DateTime.isDateTime(value)) return value;
+	if (typeof value !== 'string') return undefined;
+	const text = value.trim();
+	const parsed = DateTime.fromISO(text, { zone: 'utc' });
+	if (parsed.isValid) return parsed;
+	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
+	return server.isValid ? server : undefined;
+}
+
+/** Converts one mapped value to what the server expects for the field's type. */
+function convert(node: INode, field: ResourceMapperField, value: unknown, itemIndex: number): Value {
+	switch (field.type) {
+		case 'number': {
+			const number = typeof value === 'number' ? value : Number(String(value).trim());
+			if (typeof value === 'boolean' || String(value).trim() === '' || !Number.isFinite(number)) {
+				return refuse(node, field.id, 'a number', value, itemIndex);
+			}
+			return number;
+		}
+		case 'boolean': {
+			if (typeof value === 'boolean') return value;
+			const text = String(value).trim().toLowerCase();
+			if (['true', '1', 'yes'].includes(text)) return true;
+			if (['false', '0', 'no'].includes(text)) return false;
+			return refuse(node, field.id, 'true or false', value, itemIndex);
+		}
+		case 'dateTime': {
+			const moment = toDateTime(value);
+			if (!moment) return refuse(node, field.id, 'a date', value, itemIndex);
+			return field.displayName.endsWith(DATE_ONLY_LABEL)
+				? moment.toFormat('yyyy-MM-dd')
+				: moment.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
+		}
+		case 'array':
+			if (Array.isArray(value)) return value;
+			return String(value)
+				.split(',')
+				.map((part) => part.trim())
+				.filter((part) => part !== '');
+		default:
+			return typeof value === 'object' ? JSON.stringify(value) : (value as Value);
+	}
+}
+
+/**
+ * The record's fields from n8n's field mapper (`columns`). Its value carries the schema the user mapped against,
+ * so no metadata is read during an execution. Empty values are left out, as in the form.
+ */
+export function mappedFields(node: INode, columns: ResourceMapperValue, itemIndex: number): IDataObject {
+	const schema = new Map(columns.schema.map((field) => [field.id, field]));
+	const body: IDataObject = {};
+	for (const [name, value] of Object.entries(columns.value ?? {})) {
+		if (value === null || value === undefined || value === '') continue;
+		const field = schema.get(name);
+		body[name] = field ? (convert(node, field, value, itemIndex) as IDataObject[string]) : value;
+	}
+	return body;
+}
