@@ -25,8 +25,13 @@ interface RequestSettings {
 	maxRetryWaitSeconds: number;
 }
 
+/** The node's Request Settings, which hold for the whole run (the gate takes them from its first request). */
 function requestSettings(context: Context): RequestSettings {
-	const settings = context.getNodeParameter('requestSettings', 0, {}) as Partial<RequestSettings>;
+	const settings = (
+		'getItemIndex' in context
+			? context.getNodeParameter('requestSettings', {})
+			: context.getNodeParameter('requestSettings', 0, {})
+	) as Partial<RequestSettings>;
 	return {
 		maxParallel: Math.max(1, settings.maxParallel ?? 5),
 		maxRetries: Math.max(0, settings.maxRetries ?? 5),
