@@ -1,4 +1,4 @@
-import { createHmac } from 'crypto';
+import { createHash, createHmac } from 'crypto';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
@@ -151,29 +151,29 @@ export class RecordManagementServiceApi implements ICredentialType {
 	/**
 	 * n8n calls this when the stored token is empty and again after a 401, then retries the request once.
 	 * Only the OAuth scheme has a token; the other schemes return nothing, which n8n does not store.
+	 * The requests in flight when a token stops working all get 401 and all call this with that token: they
+	 * share one new token instead of each asking POST /Auth for its own.
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		if (credentials.authentication !== 'oAuth2ClientCredentials') return {};
 
-		const reply = (await this.helpers.httpRequest({
-			method: 'POST',
-			url: `${apiBaseUrl(credentials.baseUrl)}/Auth`,
-			headers: { 'Content-Type': 'application/json' },
-			body: {
-				grant_type: 'client_credentials',
-				client_id: credentials.clientId,
-				client_secret: credentials.clientSecret,
-			},
-			json: true,
-			skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-		})) as { access_token?: unknown } | undefined;
-
-		if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
-			throw new Error(
-				'The token reply of POST /Auth has no "access_token" field: check that the Base URL points at the API and that the server supports OAuth 2.0 client credentials',
-			);
+		const client = clientKey(credentials);
+		const failedToken = String(credentials.accessToken ?? '');
+		const known = tokenRenewals.get(client);
+		// An empty token is only shared while its request is under way: a later run with an empty token asks anew.
+		if (known && known.replaces === failedToken && (failedToken !== '' || !known.settled)) {
+			return { accessToken: await known.token };
 		}
-		return { accessToken: reply.access_token };
+		const renewal: TokenRenewal = { replaces: failedToken, settled: false, token: requestToken(this, credentials) };
+		tokenRenewals.set(client, renewal);
+		try {
+			return { accessToken: await renewal.token };
+		} catch (error) {
+			if (tokenRenewals.get(client) === renewal) tokenRenewals.delete(client);
+			throw error;
+		} finally {
+			renewal.settled = true;
+		}
 	}
 
 	async authenticate(
@@ -216,6 +216,43 @@ export class RecordManagementServiceApi implements ICredentialType {
 			qs: { maxSize: 1 },
 		},
 	};
+}
+
+interface TokenRenewal {
+	/** The token that stopped working ('' when there was none yet). */
+	replaces: string;
+	token: Promise<string>;
+	settled: boolean;
+}
+
+/** The latest token request per client (server, client ID and a hash of the secret), in this n8n process. */
+const tokenRenewals = new Map<string, TokenRenewal>();
+
+function clientKey(credentials: ICredentialDataDecryptedObject) {
+	const secret = createHash('sha256').update(String(credentials.clientSecret)).digest('hex');
+	return JSON.stringify([String(credentials.baseUrl), String(credentials.clientId), secret]);
+}
+
+async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
+	const reply = (await helper.helpers.httpRequest({
+		method: 'POST',
+		url: `${apiBaseUrl(credentials.baseUrl)}/Auth`,
+		headers: { 'Content-Type': 'application/json' },
+		body: {
+			grant_type: 'client_credentials',
+			client_id: credentials.clientId,
+			client_secret: credentials.clientSecret,
+		},
+		json: true,
+		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+	})) as { access_token?: unknown } | undefined;
+
+	if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
+		throw new Error(
+			'The token reply of POST /Auth has no "access_token" field: check that the Base URL points at the API and that the server supports OAuth 2.0 client credentials',
+		);
+	}
+	return reply.access_token;
 }
 
 /** EspoCRM's signature over "METHOD /path" (path after /api/v1, no query), with the raw digest every version accepts. */

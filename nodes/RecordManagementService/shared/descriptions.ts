@@ -39,7 +39,7 @@ export function entityTypeFields(show: NonNullable<INodeProperties['displayOptio
 			name: 'customEntityType',
 			type: 'string',
 			default: '',
-			required: true,
+			// Not `required`: n8n then requires it whenever Entity Type is an expression. An empty name is refused at run time.
 			placeholder: 'CProject',
 			description: 'Name of the entity type as the server knows it, for example a custom type such as CProject',
 			displayOptions: { show: { ...show, entityType: ['custom'] } },

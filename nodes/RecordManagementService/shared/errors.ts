@@ -9,6 +9,8 @@ export interface FailedResponse {
 	retryAfter?: string;
 	/** Set when no response arrived (refused, reset, timed out). */
 	networkCode?: string;
+	/** What went wrong when nothing was sent at all (the credential refused to build the request, for example). */
+	message?: string;
 }
 
 /**
@@ -33,7 +35,8 @@ export function readFailure(error: unknown): FailedResponse {
 		const code = (candidate as { code?: unknown })?.code;
 		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return { reason: '', networkCode: code };
 	}
-	return { reason: '' };
+	const cause = (error as { cause?: unknown })?.cause;
+	return { reason: '', message: ((cause instanceof Error ? cause : error) as Error)?.message };
 }
 
 const MAX_SIZE_REFUSED = /max size/i;
@@ -44,6 +47,12 @@ function explain(failure: FailedResponse): { message: string; description: strin
 	const said = reason ? `: ${reason}` : '';
 	switch (status) {
 		case undefined:
+			if (!failure.networkCode) {
+				return {
+					message: failure.message || 'The request could not be made',
+					description: 'Nothing was sent to the server. Check the credential (its Base URL and authentication settings).',
+				};
+			}
 			// The network code goes into the description: n8n replaces any message that contains one with its own text.
 			return {
 				message: 'The server could not be reached, or the connection was lost before it answered',
@@ -107,6 +116,19 @@ function explain(failure: FailedResponse): { message: string; description: strin
 				message: `The server is busy or unavailable (${status})${said}`,
 				description:
 					'The node already waited and retried. Lower "Max Parallel Requests" or raise "Max Retries" under Request Settings, or try again later.',
+			};
+		case 500:
+			if (reason === 'sendingFail') {
+				const email = (failure.body ?? {}) as IDataObject;
+				return {
+					message: `The e-mail was not sent: the server could not send it (500)${email.message ? `: ${email.message}` : ''}`,
+					description: `The e-mail ${email.id ? `(record ${email.id}) ` : ''}is kept on the server as a draft. Check the server's outgoing mail (SMTP) settings, then send it again.`,
+				};
+			}
+			return {
+				message: `The server failed to process the request (500)${said}`,
+				description:
+					'EspoCRM also answers 500 to an unknown relationship name, an unknown filter operator or a malformed body: check those, then the server log.',
 			};
 		default:
 			return {

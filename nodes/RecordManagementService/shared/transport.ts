@@ -11,6 +11,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { apiError, readFailure } from './errors';
+import type { FailedResponse } from './errors';
 
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 
@@ -96,13 +97,13 @@ function gateOf(context: Context, settings: RequestSettings): RunGate {
 }
 
 /**
- * Whether sending the request again cannot make a change twice. 429 and 503 mean the server did not take the
+ * Whether to send the request again, which must not make a change twice. 429 and 503 mean the server did not take the
  * request, so any request may be resent after them; after 502, 504 or a lost connection the server may have
  * carried it out, so only requests that end in the same state when repeated are resent.
  */
-function mayResend(status: number | undefined, idempotent: boolean) {
+function mayResend({ status, networkCode }: FailedResponse, idempotent: boolean) {
 	if (status === 429 || status === 503) return true;
-	return idempotent && (status === 502 || status === 504 || status === undefined);
+	return idempotent && (status === 502 || status === 504 || networkCode !== undefined);
 }
 
 function retryAfterMs(retryAfter: string | undefined, attempt: number): number {
@@ -146,7 +147,7 @@ async function sendReliably<T>(
 				const wait = retryAfterMs(failure.retryAfter, attempt);
 				const resend =
 					attempt < settings.maxRetries &&
-					mayResend(failure.status, idempotent) &&
+					mayResend(failure, idempotent) &&
 					wait <= settings.maxRetryWaitSeconds * 1000;
 				if (resend) {
 					await sleep(wait);

@@ -60,7 +60,7 @@ export async function checkEntityType(this: IExecuteSingleFunctions, request: IH
 	const itemIndex = this.getItemIndex();
 	const chosen = this.getNodeParameter('entityType') as string;
 	if (chosen === 'custom') {
-		requirePlainIdentifier(this, this.getNodeParameter('customEntityType'), 'Custom Entity Type', itemIndex);
+		requirePlainIdentifier(this, this.getNodeParameter('customEntityType'), 'Entity Type Name', itemIndex);
 	} else {
 		requirePlainIdentifier(this, chosen, 'Entity Type', itemIndex);
 	}
