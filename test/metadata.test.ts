@@ -64,3 +64,115 @@ describe('lists of the form, Standard server', () => {
 		expect(bed.received()).toHaveLength(0);
 	});
 });
+
+describe('Create and Update through the field mapper', () => {
+	beforeEach(() => bed.use('apiKey', 'espocrm'));
+
+	/** The schema as the editor stores it with the mapping: what the server's metadata gave when the user mapped. */
+	async function schemaOf(entityType: string, operation: string) {
+		const { fields } = (await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
+			fields: Array<Record<string, unknown>>;
+		};
+		bed.sandbox.clearRequests();
+		return fields;
+	}
+
+	test('mapped values are converted to the field types and sent as the server expects them', async () => {
+		const schema = await schemaOf('Opportunity', 'create');
+		const account = bed.sandbox.store.create('Account', { name: 'Acme' });
+		const result = await bed.run(
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Opportunity',
+				bodyMode: 'mapper',
+				columns: {
+					mappingMode: 'defineBelow',
+					value: {
+						name: '={{ $json.deal }}',
+						amount: '={{ $json.value }}',
+						amountCurrency: 'EUR',
+						probability: '40',
+						closeDate: '2026-12-31T15:00:00+01:00',
+						accountId: account.id,
+						stage: 'Qualification',
+					},
+					matchingColumns: [],
+					schema,
+					attemptToConvertTypes: false,
+					convertFieldsToString: false,
+				},
+			},
+			[{ deal: 'Big deal', value: '1250.50' }],
+		);
+		expect(result.error).toBeUndefined();
+		const [post] = bed.received('POST');
+		expect(post.path).toBe('/Opportunity');
+		expect(post.body).toEqual({
+			name: 'Big deal',
+			amount: 1250.5,
+			amountCurrency: 'EUR',
+			probability: 40,
+			closeDate: '2026-12-31',
+			accountId: account.id,
+			stage: 'Qualification',
+		});
+		expect(result.json[0]).toMatchObject({ name: 'Big deal', amount: 1250.5, accountId: account.id });
+	});
+
+	test('a value that cannot be converted is an error naming the field and the item, and nothing is sent', async () => {
+		const schema = await schemaOf('Opportunity', 'create');
+		const result = await bed.run(
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Opportunity',
+				bodyMode: 'mapper',
+				columns: { mappingMode: 'defineBelow', value: { name: 'X', amount: '={{ $json.value }}' }, matchingColumns: [], schema },
+			},
+			[{ value: '12' }, { value: 'twelve' }],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(result.items[0].error).toBeUndefined();
+		expect(result.items[1].error?.message).toBe('The field "amount" needs a number; "twelve" is not one (item 1)');
+		expect(bed.received('POST')).toHaveLength(1);
+	});
+
+	test('Map Automatically takes the input fields the entity type has; Update sends only those', async () => {
+		const schema = await schemaOf('Contact', 'update');
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Byron' });
+		const result = await bed.run(
+			{
+				resource: 'record',
+				operation: 'update',
+				entityType: 'Contact',
+				recordId: { __rl: true, mode: 'id', value: contact.id },
+				bodyMode: 'mapper',
+				columns: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema },
+			},
+			[{ lastName: 'Lovelace', doNotCall: 'yes', favouriteColour: 'green' }],
+		);
+		expect(result.error).toBeUndefined();
+		const [put] = bed.received('PUT');
+		expect(put.body).toEqual({ lastName: 'Lovelace', doNotCall: true });
+		expect(bed.sandbox.store.get('Contact', contact.id)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', doNotCall: true });
+	});
+
+	test('on update no field is required; on create the required ones are', async () => {
+		const update = await schemaOf('Contact', 'update');
+		const create = await schemaOf('Contact', 'create');
+		expect(update.find((field) => field.id === 'lastName')?.required).toBe(false);
+		expect(create.find((field) => field.id === 'lastName')?.required).toBe(true);
+	});
+
+	test('filter conditions can name fields and relationships', async () => {
+		const options = await list('getFilterAttributes', { entityType: 'Account' });
+		expect(options).toEqual(expect.arrayContaining([{ name: 'name', value: 'name' }, { name: 'contacts (relationship to Contact)', value: 'contacts' }]));
+	});
+});
+
+test('each list reads the metadata once', async () => {
+	bed.use('apiKey', 'espocrm');
+	await list('getFilterAttributes', { entityType: 'Account' });
+	expect(bed.received().map((request) => request.path)).toEqual(['/Metadata']);
+});

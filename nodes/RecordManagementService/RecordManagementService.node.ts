@@ -11,7 +11,7 @@ import { recordDescription } from './resources/record';
 import { upsert } from './resources/record/upsert';
 import { relationshipDescription } from './resources/relationship';
 import { requestSettingsField } from './shared/descriptions';
-import { getEntityTypes, getFields, getLinks, getMappingFields } from './shared/metadata';
+import { getEntityTypes, getFields, getFilterAttributes, getLinks, getMappingFields } from './shared/metadata';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -62,7 +62,7 @@ export class RecordManagementService implements INodeType {
 
 	/** The form's lists: from EspoCRM's metadata, or the interface's own lists for a Standard server. */
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getLinks },
+		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getLinks },
 		resourceMapping: { getMappingFields },
 	};
 

@@ -24,13 +24,13 @@ export const ENTITY_TYPE_OPTIONS = [
 export function entityTypeFields(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties[] {
 	return [
 		{
-			displayName: 'Entity Type',
+			displayName: 'Entity Type Name or ID',
 			name: 'entityType',
 			type: 'options',
-			noDataExpression: false,
-			options: ENTITY_TYPE_OPTIONS,
+			// EspoCRM: the types the API user may reach, custom ones included; Standard: the interface's types.
+			typeOptions: { loadOptionsMethod: 'getEntityTypes' },
 			default: 'Contact',
-			description: 'The type of record',
+			description: 'The type of record. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			displayOptions: { show },
 			routing: { send: { preSend: [checkEntityType] } },
 		},
@@ -129,21 +129,13 @@ export const LINK_PATH = '{{ $parameter.link === "custom" ? $parameter.customLin
 export function linkFields(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties[] {
 	return [
 		{
-			displayName: 'Relationship',
+			displayName: 'Relationship Name or ID',
 			name: 'link',
 			type: 'options',
-			options: [
-				{ name: 'Account (of a Contact or Opportunity)', value: 'account' },
-				{ name: 'Accounts', value: 'accounts' },
-				{ name: 'Contacts', value: 'contacts' },
-				{ name: 'Emails', value: 'emails' },
-				{ name: 'Leads', value: 'leads' },
-				{ name: 'Opportunities', value: 'opportunities' },
-				{ name: 'Other (Enter Name)', value: 'custom' },
-				{ name: 'Teams', value: 'teams' },
-			],
+			// EspoCRM: the links of the entity type with the type each leads to; Standard: the common ones.
+			typeOptions: { loadOptionsMethod: 'getLinks', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
 			default: 'contacts',
-			description: 'Name of the relationship on the record, for example "contacts" on an Account',
+			description: 'The relationship on the record, for example "contacts" on an Account. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			displayOptions: { show },
 			routing: { send: { preSend: [checkLink] } },
 		},
@@ -152,7 +144,7 @@ export function linkFields(show: NonNullable<INodeProperties['displayOptions']>[
 			name: 'customLink',
 			type: 'string',
 			default: '',
-			required: true,
+			// Not `required`, like the entity type's name: an empty name is refused at run time.
 			placeholder: 'cProjects',
 			displayOptions: { show: { ...show, link: ['custom'] } },
 		},

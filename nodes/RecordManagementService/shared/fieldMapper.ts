@@ -62,12 +62,17 @@ function convert(node: INode, field: ResourceMapperField, value: unknown, itemIn
 
 /**
  * The record's fields from n8n's field mapper (`columns`). Its value carries the schema the user mapped against,
- * so no metadata is read during an execution. Empty values are left out, as in the form.
+ * so no metadata is read during an execution. "Map Automatically" takes the input item's fields that the entity
+ * type has. Empty values are left out, as in the form.
  */
-export function mappedFields(node: INode, columns: ResourceMapperValue, itemIndex: number): IDataObject {
-	const schema = new Map(columns.schema.map((field) => [field.id, field]));
+export function mappedFields(node: INode, columns: ResourceMapperValue, itemIndex: number, item: IDataObject): IDataObject {
+	const schema = new Map(columns.schema.filter((field) => !field.removed).map((field) => [field.id, field]));
+	const values =
+		columns.mappingMode === 'autoMapInputData'
+			? Object.fromEntries(Object.entries(item).filter(([name]) => schema.has(name)))
+			: (columns.value ?? {});
 	const body: IDataObject = {};
-	for (const [name, value] of Object.entries(columns.value ?? {})) {
+	for (const [name, value] of Object.entries(values)) {
 		if (value === null || value === undefined || value === '') continue;
 		const field = schema.get(name);
 		body[name] = field ? (convert(node, field, value, itemIndex) as IDataObject[string]) : value;

@@ -124,12 +124,15 @@ export function filterFields(show: Show): INodeProperties[] {
 					// n8n's lint wants these sorted by name; only the fields of the chosen operator's value shape show.
 					values: [
 						{
-							displayName: 'Field',
+							displayName: 'Field Name or ID',
 							name: 'attribute',
-							type: 'string',
+							type: 'options',
+							typeOptions: {
+								loadOptionsMethod: 'getFilterAttributes',
+								loadOptionsDependsOn: ['/entityType', '/customEntityType'],
+							},
 							default: '',
-							placeholder: 'status',
-							description: 'Name of the field to compare, or of the relationship for the "Linked" operators',
+							description: 'The field to compare, or the relationship for the "Linked" operators. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 						},
 						{
 							displayName: 'Operator',
@@ -333,20 +336,27 @@ export function listFields(show: Show): INodeProperties[] {
 			displayOptions: { show },
 			options: [
 				{
-					displayName: 'Fields to Return',
+					displayName: 'Fields to Return Names or IDs',
 					name: 'select',
-					type: 'string',
-					default: '',
-					placeholder: 'name,emailAddress',
-					description: 'Comma-separated field names; the server adds the ID. Empty returns every field.',
-					routing: { send: { type: 'query', property: 'select', value: '={{ $value.split(",").map(s => s.trim()).filter(s => s).join(",") || undefined }}' } },
+					type: 'multiOptions',
+					typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+					default: [],
+					description: 'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					routing: {
+						send: {
+							type: 'query',
+							property: 'select',
+							value: '={{ [].concat($value).join(",").split(",").map(s => s.trim()).filter(s => s).join(",") || undefined }}',
+						},
+					},
 				},
 				{
-					displayName: 'Sort By',
+					displayName: 'Sort By Name or ID',
 					name: 'orderBy',
-					type: 'string',
+					type: 'options',
+					typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
 					default: 'createdAt',
-					description: 'Field to sort by. The server sorts by creation time, newest first, when not given.',
+					description: 'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 					routing: { send: { type: 'query', property: 'orderBy' } },
 				},
 				{

@@ -168,30 +168,51 @@ function attributesOfEntity(fields: Record<string, FieldDef>): Attribute[] {
 		.flatMap(([field, definition]) => attributesOf(field, definition));
 }
 
-/** Field names for Fields to Return, Sort By, filter conditions and Create or Update's match field. */
-export async function getFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const metadata = await readMetadata(this);
+// Each list below reads the metadata once; the helpers take what was read.
+
+function fieldOptions(context: ILoadOptionsFunctions, metadata: Metadata | undefined): INodePropertyOptions[] {
 	if (!metadata) return INTERFACE_ATTRIBUTES.map(([name]) => ({ name, value: name }));
-	const attributes = attributesOfEntity(definitionOf(this, metadata).fields ?? {});
+	const attributes = attributesOfEntity(definitionOf(context, metadata).fields ?? {});
 	const options = [{ name: 'ID', value: 'id' }, ...attributes.map(({ name }) => ({ name, value: name }))];
 	return [...new Map(options.map((option) => [option.value, option])).values()].sort(byName);
 }
 
+/** The relationships of the chosen entity type, with the entity type each leads to where the server says. */
+function relationshipsOf(context: ILoadOptionsFunctions, metadata: Metadata | undefined): Array<{ link: string; entity?: string }> {
+	if (!metadata) return STANDARD_LINKS.map((link) => ({ link }));
+	return Object.entries(definitionOf(context, metadata).links ?? {})
+		.filter(([, link]) => ['hasMany', 'belongsTo', 'hasOne', 'hasChildren'].includes(link.type))
+		.map(([link, definition]) => ({ link, entity: definition.entity }));
+}
+
+/** Field names for Fields to Return, Sort By and Create or Update's match field. */
+export async function getFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	return fieldOptions(this, await readMetadata(this));
+}
+
 /** Relationship names, with the entity type each leads to. */
 export async function getLinks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const metadata = await readMetadata(this);
-	const other = { name: 'Other (Enter Name)', value: 'custom' };
-	if (!metadata) return [...STANDARD_LINKS.map((link) => ({ name: link, value: link })), other];
-	const links = Object.entries(definitionOf(this, metadata).links ?? {})
-		.filter(([, link]) => link.type === 'hasMany' || link.type === 'belongsTo' || link.type === 'hasOne' || link.type === 'hasChildren')
-		.map(([link, definition]) => ({ name: definition.entity ? `${link} (${definition.entity})` : link, value: link }))
+	const links = relationshipsOf(this, await readMetadata(this))
+		.map(({ link, entity }) => ({ name: entity ? `${link} (${entity})` : link, value: link }))
 		.sort(byName);
-	return [...links, other];
+	return [...links, { name: 'Other (Enter Name)', value: 'custom' }];
+}
+
+/** What a filter condition can name: the fields, and the relationships for the "Linked" operators. */
+export async function getFilterAttributes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const metadata = await readMetadata(this);
+	const links = relationshipsOf(this, metadata).map(({ link, entity }) => ({
+		name: `${link} (relationship${entity ? ` to ${entity}` : ''})`,
+		value: link,
+	}));
+	return [...fieldOptions(this, metadata), ...links.sort(byName)];
 }
 
 /** The writable fields for n8n's field mapper, typed, with the server's values for enum fields. */
 export async function getMappingFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const creating = this.getCurrentNodeParameter('operation') !== 'update';
+	// Required fields are marked only where a record is created; an update or mass update may leave them out.
+	const operation = this.getCurrentNodeParameter('operation');
+	const creating = operation === 'create' || operation === 'upsert';
 	const metadata = await readMetadata(this);
 	if (!metadata) {
 		return {

@@ -4,9 +4,11 @@ import type {
 	IExecuteSingleFunctions,
 	IHttpRequestOptions,
 	INodeProperties,
+	ResourceMapperValue,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { mappedFields } from './fieldMapper';
 import { parseJsonParameter } from './validation';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
@@ -37,6 +39,11 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 			type: 'options',
 			options: [
 				{ name: 'Using the Form Below', value: 'fields' },
+				{
+					name: 'Using the Field Mapper',
+					value: 'mapper',
+					description: "The entity type's fields, read from the server (EspoCRM), to map one by one or automatically",
+				},
 				{ name: 'Using JSON', value: 'json' },
 			],
 			default: 'fields',
@@ -80,6 +87,26 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 			],
 		},
 		{
+			displayName: fieldsLabel,
+			name: 'columns',
+			type: 'resourceMapper',
+			noDataExpression: true,
+			default: { mappingMode: 'defineBelow', value: null },
+			required: true,
+			typeOptions: {
+				loadOptionsDependsOn: ['entityType', 'customEntityType'],
+				resourceMapper: {
+					resourceMapperMethod: 'getMappingFields',
+					mode: 'add',
+					fieldWords: { singular: 'field', plural: 'fields' },
+					addAllFields: false,
+					multiKeyMatch: false,
+					supportAutoMap: true,
+				},
+			},
+			displayOptions: { show: { ...show, bodyMode: ['mapper'] } },
+		},
+		{
 			displayName: 'JSON',
 			name: 'jsonBody',
 			type: 'json',
@@ -92,10 +119,12 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 
 type ParameterReader = Pick<IExecuteFunctions, 'getNode' | 'getNodeParameter'>;
 
-/** The fields to send for one item, as the user defined them; refuses what cannot be sent. */
-export function recordBody(context: ParameterReader, itemIndex: number): IDataObject {
+/** The fields to send for one item (whose input is `item`), as the user defined them; refuses what cannot be sent. */
+export function recordBody(context: ParameterReader, itemIndex: number, item: IDataObject): IDataObject {
 	const get = (name: string, fallback?: unknown) => context.getNodeParameter(name, itemIndex, fallback);
-	if (get('bodyMode', 'fields') === 'json') {
+	const mode = get('bodyMode', 'fields');
+	if (mode === 'mapper') return mappedFields(context.getNode(), get('columns') as ResourceMapperValue, itemIndex, item);
+	if (mode === 'json') {
 		const body = parseJsonParameter(context, get('jsonBody'), 'JSON', itemIndex);
 		if (body === null || typeof body !== 'object' || Array.isArray(body)) {
 			throw new NodeOperationError(context.getNode(), `The parameter "JSON" must be a JSON object (item ${itemIndex})`, {
@@ -128,7 +157,8 @@ async function setRecordBody(this: IExecuteSingleFunctions, request: IHttpReques
 		getNodeParameter: ((name: string, _itemIndex: number, fallback?: unknown) =>
 			this.getNodeParameter(name, fallback)) as IExecuteFunctions['getNodeParameter'],
 	};
-	return { ...request, body: { ...(request.body as IDataObject), ...recordBody(reader, itemIndex) } };
+	const body = recordBody(reader, itemIndex, this.getInputData().json);
+	return { ...request, body: { ...(request.body as IDataObject), ...body } };
 }
 
 export const skipDuplicateCheckOption: INodeProperties = {

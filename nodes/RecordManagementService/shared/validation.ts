@@ -79,6 +79,6 @@ export async function checkLink(this: IExecuteSingleFunctions, request: IHttpReq
 	const itemIndex = this.getItemIndex();
 	const chosen = this.getNodeParameter('link') as string;
 	const link = chosen === 'custom' ? this.getNodeParameter('customLink') : chosen;
-	requirePlainIdentifier(this, link, chosen === 'custom' ? 'Custom Relationship' : 'Relationship', itemIndex);
+	requirePlainIdentifier(this, link, chosen === 'custom' ? 'Relationship Name' : 'Relationship', itemIndex);
 	return request;
 }

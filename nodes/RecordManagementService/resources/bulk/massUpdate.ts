@@ -13,7 +13,7 @@ export const massUpdateFields: INodeProperties[] = [...idSourceFields(show), ...
 /** One request per chunk of IDs, not one per item; the fields to set are read from the first item. */
 export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const entityType = entityTypeOf(this, 0);
-	const attributes = recordBody(this, 0);
+	const attributes = recordBody(this, 0, this.getInputData()[0].json);
 	const chunks = chunksOfIds(this);
 	const dialect = await dialectOf(this);
 	return await eachChunk(this, chunks, async (chunk) => {

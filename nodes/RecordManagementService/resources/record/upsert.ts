@@ -10,12 +10,13 @@ const show = { resource: ['record'], operation: ['upsert'] };
 
 export const upsertFields: INodeProperties[] = [
 	{
-		displayName: 'Match By Field',
+		displayName: 'Match By Field Name or ID',
 		name: 'matchField',
-		type: 'string',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
 		default: 'emailAddress',
 		required: true,
-		description: 'The field that identifies the record, for example emailAddress',
+		description: 'The field that identifies the record, for example emailAddress. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 		displayOptions: { show },
 	},
 	{
@@ -61,7 +62,7 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (matchValue === '' || matchValue === undefined || matchValue === null) {
 			throw new NodeOperationError(this.getNode(), `The parameter "Match Value" is empty (item ${itemIndex})`, { itemIndex });
 		}
-		const body = recordBody(this, itemIndex);
+		const body = recordBody(this, itemIndex, this.getInputData()[itemIndex].json);
 		const options = this.getNodeParameter('upsertOptions', itemIndex, {}) as IDataObject;
 
 		const matches: IDataObject[] = [];
