@@ -215,6 +215,30 @@ export class RecordManagementServiceApi implements ICredentialType {
 			url: '={{$credentials.server === "espocrm" ? "/App/user" : "/Contact"}}',
 			qs: { maxSize: 1 },
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The server refused these credentials: check the API key, user name and password, client ID and secret, or HMAC keys',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message:
+						"The server accepted the credentials but denied access: check the API user's role, or wait a minute if there were more than 10 failed logins",
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'Nothing answers at this Base URL: enter the address of the server (such as https://crm.example.com) and check the Server setting',
+				},
+			},
+		],
 	};
 }
 

@@ -6,25 +6,11 @@
 import { createHmac } from 'crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExecuteContext, RoutingNode } from 'n8n-core';
-import type {
-	ICredentialDataDecryptedObject,
-	ICredentialsDecrypted,
-	IDataObject,
-	IHttpRequestHelper,
-	IHttpRequestOptions,
-	INode,
-	INodeExecutionData,
-	INodeType,
-	INodeTypes,
-	IWorkflowExecuteAdditionalData,
-} from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { RecordManagementServiceApi } from '../credentials/RecordManagementServiceApi.credentials';
-import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
+import { testCredential } from './harness/engine';
 import type { RunResult } from './harness/engine';
-import { credentialFor, useSandbox } from './harness/sandboxRun';
+import { useSandbox } from './harness/sandboxRun';
 import type { Scheme } from './harness/sandboxRun';
 import type { RecordedRequest } from './sandbox';
 
@@ -311,114 +297,7 @@ describe('secrets never reach output items or errors', () => {
 	});
 });
 
-/**
- * n8n tests a credential whose `test` is a request by running a copy of the node that uses it, with one property
- * routed to that request, through RoutingNode with the decrypted credential (packages/cli/src/services/
- * credentials-tester.service.ts). The request goes through the credential's preAuthentication and authenticate.
- */
-describe('credential test request, as n8n runs it', () => {
-	const credentialType = new RecordManagementServiceApi();
-
-	class TestCredentialsHelper extends ICredentialsHelper {
-		getParentTypes() {
-			return [];
-		}
-		isCredentialUsableByNode() {
-			return true;
-		}
-		async authenticate(credentials: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) {
-			return await (credentialType.authenticate as (c: ICredentialDataDecryptedObject, o: IHttpRequestOptions) => Promise<IHttpRequestOptions>)(
-				credentials,
-				options,
-			);
-		}
-		async preAuthentication(helpers: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject, _type: string, _node: INode, expired: boolean) {
-			if (credentials.accessToken !== '' && !expired) return undefined;
-			const output = await credentialType.preAuthentication!.call(helpers, credentials);
-			return output.accessToken === undefined ? undefined : Object.assign(credentials, output);
-		}
-		async runPreAuthentication() {
-			return undefined;
-		}
-		async getCredentials(): Promise<never> {
-			throw new Error('not used');
-		}
-		async getDecrypted(): Promise<never> {
-			throw new Error('not used: the tester hands the decrypted credential to RoutingNode');
-		}
-		async updateCredentials() {}
-		async updateCredentialsOauthTokenData() {}
-		getCredentialsProperties() {
-			return credentialType.properties;
-		}
-	}
-
-	async function testCredential(data: IDataObject): Promise<{ status: 'OK' | 'Error'; message: string }> {
-		const nodeType = new RecordManagementService();
-		const decrypted: ICredentialsDecrypted = {
-			id: 'rms',
-			name: 'Sandbox',
-			type: credentialType.name,
-			data: NodeHelpers.getNodeParameters(credentialType.properties, data as never, true, false, null, null) as ICredentialDataDecryptedObject,
-		};
-		const node: INode = {
-			id: 'temp',
-			parameters: {},
-			name: 'Temp-Node',
-			type: 'temp.test',
-			typeVersion: 1,
-			position: [0, 0],
-			credentials: { [credentialType.name]: { id: 'rms', name: 'Sandbox' } },
-		};
-		const nodeTypeCopy: INodeType = {
-			description: {
-				...nodeType.description,
-				name: 'temp.test',
-				credentials: [{ name: credentialType.name, required: true }],
-				properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: credentialType.test!.request }, default: '' }],
-			},
-		};
-		const nodeTypes: INodeTypes = {
-			getByName: () => nodeTypeCopy,
-			getByNameAndVersion: () => nodeTypeCopy,
-			getKnownTypes: () => ({}),
-		};
-		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-		const additionalData = {
-			credentialsHelper: new TestCredentialsHelper(),
-			executionId: 'credential-test',
-			restApiUrl: 'http://localhost:5678/rest',
-			instanceBaseUrl: 'http://localhost:5678',
-			webhookBaseUrl: 'http://localhost:5678/webhook',
-			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-			variables: {},
-			userId: 'test-user',
-		} as unknown as IWorkflowExecuteAdditionalData;
-		const context = new ExecuteContext(
-			workflow,
-			node,
-			additionalData,
-			'internal',
-			{ resultData: { runData: {} } } as never,
-			0,
-			[],
-			{ main: [[{ json: {} }]] },
-			{ node, data: {}, source: null },
-			[],
-		);
-		try {
-			const response: INodeExecutionData[][] | null | undefined = await new RoutingNode(context, nodeTypeCopy, decrypted).runNode();
-			expect(response).toBeDefined();
-			return { status: 'OK', message: 'Connection successful!' };
-		} catch (error) {
-			const cause = (error as { cause?: { response?: { status: number }; code?: string } }).cause;
-			if (cause?.response) return { status: 'Error', message: `Received HTTP status code: ${cause.response.status}` };
-			return { status: 'Error', message: (error as Error).message };
-		}
-	}
-
+describe('the credential test button, as n8n runs it', () => {
 	test.each([
 		['apiKey', 'standard', 'GET', '/Contact'],
 		['basic', 'espocrm', 'GET', '/App/user'],
@@ -426,23 +305,43 @@ describe('credential test request, as n8n runs it', () => {
 		['oAuth2ClientCredentials', 'standard', 'GET', '/Contact'],
 	] as Array<[Scheme, 'standard' | 'espocrm', string, string]>)('%s on a %s server: succeeds with a request to %s %s', async (scheme, server, method, path) => {
 		bed.sandbox.setDialect(server);
-		const outcome = await testCredential(credentialFor(bed.sandbox, scheme, server));
-		expect(outcome).toEqual({ status: 'OK', message: 'Connection successful!' });
+		bed.use(scheme, server);
+		expect(await testCredential(bed.store)).toEqual({ status: 'OK', message: 'Connection successful!' });
 		const requests = bed.received().filter((request) => request.path !== '/Auth');
 		expect(requests).toHaveLength(1);
 		expect(requests[0]).toMatchObject({ method, path, status: 200, query: { maxSize: '1' } });
 		if (scheme === 'oAuth2ClientCredentials') expect(bed.sandbox.tokensIssued).toBe(1);
 	});
 
-	test('refused credentials make the test fail with the status', async () => {
+	test('refused credentials: the message says so, without the key', async () => {
 		bed.sandbox.setDialect('standard');
-		const outcome = await testCredential({ ...credentialFor(bed.sandbox, 'apiKey'), apiKey: 'wrong-api-key' });
-		expect(outcome.status).toBe('Error');
-		expect(outcome.message).toContain('401');
+		bed.use('apiKey', 'standard', { apiKey: 'wrong-api-key' });
+		const outcome = await testCredential(bed.store);
+		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
 		expect(outcome.message).not.toContain('wrong-api-key');
-		// Sent with the credential's authenticate; n8n-core resends once after a 401.
+		// n8n-core resends once after a 401 (to renew a token).
 		expect(bed.received().length).toBeLessThanOrEqual(2);
 		expect(bed.received().every((request) => request.headers['x-api-key'] === 'wrong-api-key' && request.path === '/Contact')).toBe(true);
+	});
+
+	test('a wrong client secret: the token request is refused and the message says so', async () => {
+		bed.sandbox.setDialect('standard');
+		bed.use('oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-secret' });
+		const outcome = await testCredential(bed.store);
+		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
+		expect(bed.received().every((request) => request.path === '/Auth')).toBe(true);
+	});
+
+	test('a Base URL where no such server answers: the message points at the Base URL', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm', { baseUrl: `${bed.sandbox.origin}/crm` });
+		const outcome = await testCredential(bed.store);
+		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^Nothing answers at this Base URL/) });
+	});
+
+	test('an unreachable server: the message is the network error', async () => {
+		bed.use('apiKey', 'standard', { baseUrl: 'http://127.0.0.1:9' });
+		expect(await testCredential(bed.store)).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
 	});
 });
 

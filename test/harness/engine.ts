@@ -6,9 +6,11 @@
  * credential store) is reproduced here after n8n's CLI (`packages/cli/src/credentials-helper.ts`): nothing of
  * the node, of the HTTP layer or of n8n's helpers is stubbed.
  */
-import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialsDecrypted,
 	ICredentialType,
 	IDataObject,
 	IExecuteFunctions,
@@ -330,4 +332,71 @@ export async function loadFormList(
 	);
 	const methods = (nodeTypes.getByNameAndVersion(NODE_TYPE).methods ?? {}) as Record<string, Record<string, Function>>;
 	return await methods[kind][method].call(context);
+}
+
+/**
+ * Tests a stored credential as n8n's Test button does (packages/cli/src/services/credentials-tester.service.ts):
+ * a copy of the node whose only property is routed to the credential's test request, run by RoutingNode with the
+ * decrypted credential, and the outcome judged by the same rules.
+ */
+export async function testCredential(
+	store: CredentialStore,
+	credentialId = 'rms',
+): Promise<{ status: 'OK' | 'Error'; message: string }> {
+	const { request, rules } = credentialType.test as ICredentialTestRequest;
+	const nodeType = new RecordManagementService();
+	const nodeTypeCopy: INodeType = {
+		description: {
+			...nodeType.description,
+			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request }, default: '' }],
+		},
+	};
+	const node: INode = {
+		id: 'temp',
+		parameters: {},
+		name: 'Temp-Node',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox' } },
+	};
+	const nodeTypes: INodeTypes = {
+		getByName: () => nodeTypeCopy,
+		getByNameAndVersion: () => nodeTypeCopy,
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = additionalDataFor(store);
+	const decrypted: ICredentialsDecrypted = {
+		id: credentialId,
+		name: 'Sandbox',
+		type: CREDENTIAL_TYPE,
+		data: await additionalData.credentialsHelper.getDecrypted(additionalData, { id: credentialId, name: 'Sandbox' }, CREDENTIAL_TYPE, 'internal'),
+	};
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		{ resultData: { runData: {} } } as never,
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+	try {
+		await new RoutingNode(context, nodeTypeCopy, decrypted).runNode();
+	} catch (error) {
+		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		if (cause?.response) {
+			const rule = rules?.find((candidate) => candidate.type === 'responseCode' && candidate.properties.value === cause.response?.status);
+			if (rule) return { status: 'Error', message: rule.properties.message };
+			return { status: 'Error', message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}` };
+		}
+		if (cause?.code) return { status: 'Error', message: cause.code };
+		return { status: 'Error', message: (error as Error).message };
+	}
+	return { status: 'OK', message: 'Connection successful!' };
 }
