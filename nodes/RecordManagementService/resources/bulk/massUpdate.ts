@@ -1,10 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { entityTypeOf } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
 import { recordBody, recordBodyFields } from '../../shared/recordFields';
-import { apiRequest } from '../../shared/transport';
-import { chunkResult, chunksOfIds, eachChunk, idSourceFields } from './shared';
+import { idSourceFields, sendInChunks } from './shared';
 
 const show = { resource: ['bulk'], operation: ['massUpdate'] };
 
@@ -12,25 +9,16 @@ export const massUpdateFields: INodeProperties[] = [...idSourceFields(show), ...
 
 /** One request per chunk of IDs, not one per item; the fields to set are read from the first item. */
 export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const entityType = entityTypeOf(this, 0);
 	const attributes = recordBody(this, 0, this.getInputData()[0].json);
-	const chunks = chunksOfIds(this);
-	const dialect = await dialectOf(this);
-	return await eachChunk(this, chunks, async (chunk) => {
-		const itemIndex = chunk.pairedItem[0].item;
-		const reply =
-			dialect === 'espocrm'
-				? await apiRequest(this, itemIndex, {
-						method: 'POST',
-						url: '/MassAction',
-						body: { entityType, action: 'update', params: { ids: chunk.ids }, data: attributes },
-						idempotent: true,
-					})
-				: await apiRequest(this, itemIndex, {
-						method: 'PUT',
-						url: `/${entityType}/action/massUpdate`,
-						body: { ids: chunk.ids, attributes },
-					});
-		return chunkResult(entityType, chunk, reply);
-	});
+	return await sendInChunks(this, (entityType, ids, dialect) =>
+		dialect === 'espocrm'
+			? {
+					method: 'POST',
+					url: '/MassAction',
+					body: { entityType, action: 'update', params: { ids }, data: attributes },
+					// Setting the same fields again changes nothing, so a lost answer may be retried.
+					idempotent: true,
+				}
+			: { method: 'PUT', url: `/${entityType}/action/massUpdate`, body: { ids, attributes } },
+	);
 }

@@ -1,7 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeProperties,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError } from '../../shared/customOperations';
+import { asNodeError, entityTypeOf } from '../../shared/customOperations';
+import { dialectOf } from '../../shared/dialect';
+import type { Dialect } from '../../shared/dialect';
+import { apiRequest } from '../../shared/transport';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 
@@ -66,18 +76,29 @@ export function chunksOfIds(context: IExecuteFunctions): Chunk[] {
 	return chunks;
 }
 
-/** Sends chunk after chunk; with "Continue on fail" a failed chunk becomes an error item and the next one goes on. */
-export async function eachChunk(
+type MassRequest = IHttpRequestOptions & { idempotent?: boolean };
+
+/**
+ * Gathers the IDs of all input items and sends them chunk after chunk, each in the request `requestFor` makes
+ * for the credential's server, and outputs an item per chunk with what the server reported, plus `outcome`.
+ * With "Continue on fail" a failed chunk becomes an error item and the next goes on.
+ */
+export async function sendInChunks(
 	context: IExecuteFunctions,
-	chunks: Chunk[],
-	send: (chunk: Chunk) => Promise<IDataObject>,
+	requestFor: (entityType: string, ids: string[], dialect: Dialect) => MassRequest,
+	outcome: IDataObject = {},
 ): Promise<INodeExecutionData[][]> {
+	const entityType = entityTypeOf(context, 0);
+	const chunks = chunksOfIds(context);
+	const dialect = await dialectOf(context);
 	const output: INodeExecutionData[] = [];
 	for (const chunk of chunks) {
+		const itemIndex = chunk.pairedItem[0].item;
 		try {
-			output.push({ json: await send(chunk), pairedItem: chunk.pairedItem });
+			const reply = await apiRequest(context, itemIndex, requestFor(entityType, chunk.ids, dialect));
+			output.push({ json: { ...chunkResult(entityType, chunk, reply), ...outcome }, pairedItem: chunk.pairedItem });
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, chunk.pairedItem[0].item);
+			const nodeError = asNodeError(context.getNode(), error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;
 			output.push({ json: { ids: chunk.ids }, error: nodeError, pairedItem: chunk.pairedItem });
 		}
@@ -86,7 +107,7 @@ export async function eachChunk(
 }
 
 /** What the server reported for a chunk: EspoCRM gives count and ids, a standard server only `true`. */
-export function chunkResult(entityType: string, chunk: Chunk, reply: unknown): IDataObject {
+function chunkResult(entityType: string, chunk: Chunk, reply: unknown): IDataObject {
 	const reported = reply !== null && typeof reply === 'object' ? (reply as IDataObject) : {};
 	return {
 		entityType,
