@@ -1,0 +1,35 @@
+'use strict';
+/*
+ * The credentials the e2e workflows use, one per authentication scheme, all pointing at the sandbox.
+ * Workflows reference them by id and name:
+ *   "credentials": { "recordManagementServiceApi": { "id": "rmsE2eApiKey0001", "name": "RMS sandbox (API key)" } }
+ */
+const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
+
+const CREDENTIALS = {
+	apiKey: { id: 'rmsE2eApiKey0001', name: 'RMS sandbox (API key)' },
+	basic: { id: 'rmsE2eBasic00001', name: 'RMS sandbox (Basic)' },
+	oauth: { id: 'rmsE2eOAuth00001', name: 'RMS sandbox (OAuth client credentials)' },
+	hmac: { id: 'rmsE2eHmac000001', name: 'RMS sandbox (HMAC, EspoCRM)' },
+	espoApiKey: { id: 'rmsE2eEspoKey001', name: 'RMS sandbox (EspoCRM, API key)' },
+};
+
+/** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain data values). */
+function credentialFiles(origin) {
+	const base = { baseUrl: origin, server: 'standard', allowUnauthorizedCerts: false };
+	const data = {
+		apiKey: { ...base, authentication: 'apiKey', apiKey: S.apiKey },
+		basic: { ...base, authentication: 'basic', username: S.username, password: S.password },
+		oauth: { ...base, authentication: 'oAuth2ClientCredentials', clientId: S.clientId, clientSecret: S.clientSecret },
+		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
+		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
+	};
+	return Object.entries(CREDENTIALS).map(([k, c]) => ({
+		id: c.id,
+		name: c.name,
+		type: 'recordManagementServiceApi',
+		data: data[k],
+	}));
+}
+
+module.exports = { CREDENTIALS, credentialFiles };
