@@ -145,15 +145,7 @@ async function main() {
 
 	if (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'tsc'))) {
 		log('node_modules is missing: npm ci (about a minute)');
-		try {
-			await env.runNpm(['ci', '--no-audit', '--no-fund']);
-		} catch (e) {
-			// e.g. a package-lock.json out of step with package.json: install without touching the lock file
-			const text = e.output || e.message;
-			const reason = (/npm error (`npm ci` can only install[^\n]*|Missing: [^\n]*)/.exec(text) || [])[1] || text.trim().split('\n').pop();
-			log(`npm ci failed (${reason.trim()}); trying npm install --no-save`);
-			await env.runNpm(['install', '--no-save', '--no-audit', '--no-fund']);
-		}
+		await env.runNpm(['ci', '--no-audit', '--no-fund']);
 	}
 	const p = await env.ensureN8n();
 	if (!process.argv.includes('--no-build')) {
