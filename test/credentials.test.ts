@@ -298,12 +298,15 @@ describe('secrets never reach output items or errors', () => {
 });
 
 describe('the credential test button, as n8n runs it', () => {
-	test.each([
-		['apiKey', 'standard', 'GET', '/Contact'],
-		['basic', 'espocrm', 'GET', '/App/user'],
-		['hmac', 'espocrm', 'GET', '/App/user'],
-		['oAuth2ClientCredentials', 'standard', 'GET', '/Contact'],
-	] as Array<[Scheme, 'standard' | 'espocrm', string, string]>)('%s on a %s server: succeeds with a request to %s %s', async (scheme, server, method, path) => {
+	const everyScheme: Scheme[] = ['apiKey', 'basic', 'oAuth2ClientCredentials', 'hmac'];
+	const everyCombination = everyScheme.flatMap((scheme) =>
+		(['standard', 'espocrm'] as const)
+			// EspoCRM has no token endpoint, and HMAC is EspoCRM's own scheme.
+			.filter((server) => (scheme === 'oAuth2ClientCredentials' ? server === 'standard' : scheme === 'hmac' ? server === 'espocrm' : true))
+			.map((server) => [scheme, server, 'GET', server === 'espocrm' ? '/App/user' : '/Contact'] as [Scheme, 'standard' | 'espocrm', string, string]),
+	);
+
+	test.each(everyCombination)('%s on a %s server: succeeds with a request to %s %s', async (scheme, server, method, path) => {
 		bed.sandbox.setDialect(server);
 		bed.use(scheme, server);
 		expect(await testCredential(bed.store)).toEqual({ status: 'OK', message: 'Connection successful!' });
@@ -311,6 +314,21 @@ describe('the credential test button, as n8n runs it', () => {
 		expect(requests).toHaveLength(1);
 		expect(requests[0]).toMatchObject({ method, path, status: 200, query: { maxSize: '1' } });
 		if (scheme === 'oAuth2ClientCredentials') expect(bed.sandbox.tokensIssued).toBe(1);
+	});
+
+	test.each([
+		['apiKey', 'standard', { apiKey: 'wrong-api-key' }],
+		['apiKey', 'espocrm', { apiKey: 'wrong-api-key' }],
+		['basic', 'standard', { password: 'wrong-password' }],
+		['basic', 'espocrm', { password: 'wrong-password' }],
+		['hmac', 'espocrm', { secretKey: 'wrong-hmac-secret' }],
+		['oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-client-secret' }],
+	] as Array<[Scheme, 'standard' | 'espocrm', IDataObject]>)('%s on a %s server, refused: the message says so, without the secret', async (scheme, server, wrong) => {
+		bed.sandbox.setDialect(server);
+		bed.use(scheme, server, wrong);
+		const outcome = await testCredential(bed.store);
+		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
+		for (const secret of Object.values(wrong)) expect(outcome.message).not.toContain(String(secret));
 	});
 
 	test('refused credentials: the message says so, without the key', async () => {
