@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { requirePlainIdentifier } from './validation';
+import { entityTypeFrom } from './validation';
 
 /**
  * Runs a custom operation item by item, in order, with n8n's "Continue on fail": a failed item becomes an item
@@ -31,10 +31,12 @@ export async function eachItem(
 
 /** The entity type of an item, checked as `checkEntityType` does for routed operations. */
 export function entityTypeOf(context: IExecuteFunctions, itemIndex: number): string {
-	const chosen = context.getNodeParameter('entityType', itemIndex) as string;
-	return chosen === 'custom'
-		? requirePlainIdentifier(context, context.getNodeParameter('customEntityType', itemIndex), 'Entity Type Name', itemIndex)
-		: requirePlainIdentifier(context, chosen, 'Entity Type', itemIndex);
+	return entityTypeFrom(
+		context,
+		context.getNodeParameter('entityType', itemIndex),
+		() => context.getNodeParameter('customEntityType', itemIndex),
+		itemIndex,
+	);
 }
 
 /** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */

@@ -55,15 +55,16 @@ export function parseJsonParameter<T = IDataObject>(
 	}
 }
 
+/** The entity type chosen, or typed under "Entity Type Name"; anything but a plain name is refused. */
+export function entityTypeFrom(context: ParameterContext, chosen: unknown, typedName: () => unknown, itemIndex: number): string {
+	return chosen === 'custom'
+		? requirePlainIdentifier(context, typedName(), 'Entity Type Name', itemIndex)
+		: requirePlainIdentifier(context, chosen, 'Entity Type', itemIndex);
+}
+
 /** preSend of the entity type: refuses a name that is not a plain identifier before anything is sent. */
 export async function checkEntityType(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const itemIndex = this.getItemIndex();
-	const chosen = this.getNodeParameter('entityType') as string;
-	if (chosen === 'custom') {
-		requirePlainIdentifier(this, this.getNodeParameter('customEntityType'), 'Entity Type Name', itemIndex);
-	} else {
-		requirePlainIdentifier(this, chosen, 'Entity Type', itemIndex);
-	}
+	entityTypeFrom(this, this.getNodeParameter('entityType'), () => this.getNodeParameter('customEntityType'), this.getItemIndex());
 	return request;
 }
 
