@@ -209,8 +209,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 	}
 
 	test: ICredentialTestRequest = {
+		// authenticate() sets the base URL, as for every request of the node.
 		request: {
-			baseURL: '={{$credentials.baseUrl}}',
 			// EspoCRM answers /App/user to any API user; a standard server has no such endpoint, so ask for one record.
 			url: '={{$credentials.server === "espocrm" ? "/App/user" : "/Contact"}}',
 			qs: { maxSize: 1 },

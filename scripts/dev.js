@@ -210,7 +210,7 @@ async function main() {
 				].map(([c, server]) => ({
 					...c,
 					type: 'recordManagementServiceApi',
-					data: { baseUrl: sandboxOrigin, server, authentication: 'apiKey', apiKey: S.apiKey, allowUnauthorizedCerts: false },
+					data: { baseUrl: sandboxOrigin, server, authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
 				})),
 			),
 		);

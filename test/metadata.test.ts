@@ -120,6 +120,24 @@ describe('Create and Update through the field mapper', () => {
 		expect(result.json[0]).toMatchObject({ name: 'Big deal', amount: 1250.5, accountId: account.id });
 	});
 
+	test('a date keeps the day written with its offset; a date-time without a zone is in the workflow time zone', async () => {
+		const schema = await schemaOf('Opportunity', 'create');
+		const lead = await schemaOf('Lead', 'create');
+		await bed.run(
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Opportunity',
+				bodyMode: 'mapper',
+				columns: { mappingMode: 'defineBelow', value: { name: 'D', closeDate: '2027-01-01T00:30:00+02:00' }, matchingColumns: [], schema },
+			},
+			[{}],
+			{ timezone: 'Europe/Berlin' },
+		);
+		expect(bed.received('POST')[0].body.closeDate).toBe('2027-01-01');
+		expect(lead.find((field) => field.id === 'convertedAt')).toBeUndefined();
+	});
+
 	test('a value that cannot be converted is an error naming the field and the item, and nothing is sent', async () => {
 		const schema = await schemaOf('Opportunity', 'create');
 		const result = await bed.run(

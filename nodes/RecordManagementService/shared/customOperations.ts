@@ -1,5 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { asNodeError } from './errors';
 
 import { entityTypeFrom } from './validation';
 
@@ -37,10 +38,4 @@ export function entityTypeOf(context: IExecuteFunctions, itemIndex: number): str
 		() => context.getNodeParameter('customEntityType', itemIndex),
 		itemIndex,
 	);
-}
-
-/** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
-export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error as Error, { itemIndex });
 }

@@ -9,8 +9,14 @@ import { checkEntityType, checkLink, checkRecordId } from './validation';
 export const ENTITY_TYPE_PATH =
 	'{{ $parameter.entityType === "custom" ? $parameter.customEntityType.trim() : $parameter.entityType }}';
 
-/** The record ID as one encoded path segment; the resource locator resolves "By URL" to the ID. */
-export const RECORD_ID_PATH = '{{ encodeURIComponent(String($parameter.recordId).trim()) }}';
+/** A record's web address in EspoCRM, such as https://crm.example.com/#Contact/view/6b02e09eadb4139af. */
+const RECORD_URL = 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)';
+
+/**
+ * The record ID as one encoded path segment. n8n resolves a "By URL" value to the ID only when the editor saved
+ * the mode's pattern with it, so a web address is also reduced to its ID here (an ID never looks like one).
+ */
+export const RECORD_ID_PATH = `{{ encodeURIComponent(String($parameter.recordId).trim().replace(/^${RECORD_URL.replace(/\//g, '\\/')}.*$/, "$1")) }}`;
 
 export const ENTITY_TYPE_OPTIONS = [
 	{ name: 'Account', value: 'Account' },
@@ -74,12 +80,12 @@ export function recordIdField(
 					{
 						type: 'regex',
 						properties: {
-							regex: 'https?://.+#[A-Za-z0-9_]+/view/[^/?#]+',
+							regex: RECORD_URL,
 							errorMessage: 'Not a record address such as https://crm.example.com/#Contact/view/<id>',
 						},
 					},
 				],
-				extractValue: { type: 'regex', regex: 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)' },
+				extractValue: { type: 'regex', regex: RECORD_URL },
 			},
 		],
 		displayOptions: { show },
@@ -134,7 +140,8 @@ export function linkFields(show: NonNullable<INodeProperties['displayOptions']>[
 			type: 'options',
 			// EspoCRM: the links of the entity type with the type each leads to; Standard: the common ones.
 			typeOptions: { loadOptionsMethod: 'getLinks', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
-			default: 'contacts',
+			// A Contact (the default entity type) has opportunities; an Account has them too.
+			default: 'opportunities',
 			description: 'The relationship on the record, for example "contacts" on an Account. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			displayOptions: { show },
 			routing: { send: { preSend: [checkLink] } },

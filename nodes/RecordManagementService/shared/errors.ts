@@ -1,5 +1,5 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
 export interface FailedResponse {
@@ -33,16 +33,40 @@ export function readFailure(error: unknown): FailedResponse {
 	}
 	for (const candidate of candidates) {
 		const code = (candidate as { code?: unknown })?.code;
-		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return { reason: '', networkCode: code };
+		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { reason: '', networkCode: code };
 	}
 	const cause = (error as { cause?: unknown })?.cause;
 	return { reason: '', message: ((cause instanceof Error ? cause : error) as Error)?.message };
 }
 
+/** Failures where no answer came back; a cancelled execution (ERR_CANCELED) is not one of them. */
+const NETWORK_CODES = new Set([
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+]);
+
+/** What the node did about a failure, which changes what the user should do next. */
+export interface Handling {
+	/** Whether repeating the request cannot change anything twice. */
+	idempotent: boolean;
+	/** How often it was sent again. */
+	resent: number;
+	/** Set when the server asked to wait longer than the user allows. */
+	waitRefusedSeconds?: number;
+}
+
 const MAX_SIZE_REFUSED = /max size/i;
 
 /** Messages say what happened in the user's terms; descriptions say what to do about it. */
-function explain(failure: FailedResponse): { message: string; description: string } {
+function explain(failure: FailedResponse, handling: Handling): { message: string; description: string } {
 	const { status, reason } = failure;
 	const said = reason ? `: ${reason}` : '';
 	switch (status) {
@@ -101,7 +125,7 @@ function explain(failure: FailedResponse): { message: string; description: strin
 						names ? `: ${names}` : ''
 					}`,
 					description:
-						'Update the existing record instead (Create or Update matches by a field), or turn on the option "Skip Duplicate Check" to create it anyway.',
+						'Update the existing record instead (Create or Update matches by a field), or turn on the option "Skip Duplicate Check", where the operation offers it, to create it anyway.',
 				};
 			}
 			return {
@@ -111,12 +135,26 @@ function explain(failure: FailedResponse): { message: string; description: strin
 		case 429:
 		case 502:
 		case 503:
-		case 504:
+		case 504: {
+			const message = `The server is busy or unavailable (${status})${said}`;
+			if (handling.waitRefusedSeconds !== undefined) {
+				return {
+					message,
+					description: `The server asked to wait ${handling.waitRefusedSeconds} seconds, longer than "Max Wait Before Retry" under Request Settings allows. Raise it, or try again later.`,
+				};
+			}
+			if ((status === 502 || status === 504) && !handling.idempotent) {
+				return {
+					message,
+					description:
+						'The request was not sent again: the server may have carried it out before the gateway gave up. Check (for example whether the record exists) before running it again.',
+				};
+			}
 			return {
-				message: `The server is busy or unavailable (${status})${said}`,
-				description:
-					'The node already waited and retried. Lower "Max Parallel Requests" or raise "Max Retries" under Request Settings, or try again later.',
+				message,
+				description: `The node sent the request ${handling.resent + 1} times. Lower "Max Parallel Requests" or raise "Max Retries" under Request Settings, or try again later.`,
 			};
+		}
 		case 500:
 			if (reason === 'sendingFail') {
 				const email = (failure.body ?? {}) as IDataObject;
@@ -132,9 +170,8 @@ function explain(failure: FailedResponse): { message: string; description: strin
 			};
 		default:
 			return {
-				message: `The server failed to process the request (${status})${said}`,
-				description:
-					'EspoCRM also answers 500 to an unknown relationship name, an unknown filter operator or a malformed body: check those, then the server log.',
+				message: `The server refused the request (${status})${said}`,
+				description: 'Check the parameters of the node; the server log may say more.',
 			};
 	}
 }
@@ -143,9 +180,14 @@ function explain(failure: FailedResponse): { message: string; description: strin
  * Turns a failure into the NodeApiError users see. It is built from plain values so that nothing of the
  * request (headers with credentials) can travel with the error into the output or the logs.
  */
-export function apiError(node: INode, error: unknown, itemIndex: number): NodeApiError {
+export function apiError(
+	node: INode,
+	error: unknown,
+	itemIndex: number,
+	handling: Handling = { idempotent: false, resent: 0 },
+): NodeApiError {
 	const failure = readFailure(error);
-	const { message, description } = explain(failure);
+	const { message, description } = explain(failure, handling);
 	const errorResponse: JsonObject = {
 		message,
 		httpCode: failure.status === undefined ? null : String(failure.status),
@@ -158,4 +200,10 @@ export function apiError(node: INode, error: unknown, itemIndex: number): NodeAp
 		httpCode: failure.status === undefined ? undefined : String(failure.status),
 		itemIndex,
 	});
+}
+
+/** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
+export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error as Error, { itemIndex });
 }

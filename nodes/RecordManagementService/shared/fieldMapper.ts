@@ -14,19 +14,21 @@ function refuse(node: INode, field: string, expected: string, value: unknown, it
 	);
 }
 
-function toDateTime(value: unknown): DateTime | undefined {
+/** Reads a date or date-time as n8n hands it over; one without a zone is in the workflow's time zone. */
+function toDateTime(value: unknown, timeZone: string): DateTime | undefined {
 	if (value instanceof Date) return DateTime.fromJSDate(value);
 	if (DateTime.isDateTime(value)) return value;
 	if (typeof value !== 'string') return undefined;
 	const text = value.trim();
-	const parsed = DateTime.fromISO(text, { zone: 'utc' });
+	// setZone keeps the offset written in the value, so a date stays the date written.
+	const parsed = DateTime.fromISO(text, { zone: timeZone, setZone: true });
 	if (parsed.isValid) return parsed;
-	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
+	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: timeZone });
 	return server.isValid ? server : undefined;
 }
 
 /** Converts one mapped value to what the server expects for the field's type. */
-function convert(node: INode, field: ResourceMapperField, value: unknown, itemIndex: number): Value {
+function convert(node: INode, field: ResourceMapperField, value: unknown, itemIndex: number, timeZone: string): Value {
 	switch (field.type) {
 		case 'number': {
 			const number = typeof value === 'number' ? value : Number(String(value).trim());
@@ -43,7 +45,7 @@ function convert(node: INode, field: ResourceMapperField, value: unknown, itemIn
 			return refuse(node, field.id, 'true or false', value, itemIndex);
 		}
 		case 'dateTime': {
-			const moment = toDateTime(value);
+			const moment = toDateTime(value, timeZone);
 			if (!moment) return refuse(node, field.id, 'a date', value, itemIndex);
 			return field.displayName.endsWith(DATE_ONLY_LABEL)
 				? moment.toFormat('yyyy-MM-dd')
@@ -63,9 +65,15 @@ function convert(node: INode, field: ResourceMapperField, value: unknown, itemIn
 /**
  * The record's fields from n8n's field mapper (`columns`). Its value carries the schema the user mapped against,
  * so no metadata is read during an execution. "Map Automatically" takes the input item's fields that the entity
- * type has. Empty values are left out, as in the form.
+ * type has. Empty values are left out: the mapper lists every field, and an empty one is one the user left alone.
  */
-export function mappedFields(node: INode, columns: ResourceMapperValue, itemIndex: number, item: IDataObject): IDataObject {
+export function mappedFields(
+	node: INode,
+	columns: ResourceMapperValue,
+	itemIndex: number,
+	item: IDataObject,
+	timeZone: string,
+): IDataObject {
 	const schema = new Map(columns.schema.filter((field) => !field.removed).map((field) => [field.id, field]));
 	const values =
 		columns.mappingMode === 'autoMapInputData'
@@ -75,7 +83,7 @@ export function mappedFields(node: INode, columns: ResourceMapperValue, itemInde
 	for (const [name, value] of Object.entries(values)) {
 		if (value === null || value === undefined || value === '') continue;
 		const field = schema.get(name);
-		body[name] = field ? (convert(node, field, value, itemIndex) as IDataObject[string]) : value;
+		body[name] = field ? (convert(node, field, value, itemIndex, timeZone) as IDataObject[string]) : value;
 	}
 	return body;
 }

@@ -264,7 +264,7 @@ function checkWhereList(items: unknown, path: string): string | undefined {
 		if (item === null || typeof item !== 'object' || Array.isArray(item)) return `${at} must be an object`;
 		const { type, value, attribute } = item as IDataObject;
 		if (typeof type !== 'string' || type === '') return `${at} has no "type"`;
-		if (type === 'and' || type === 'or' || type === 'not' || type === 'subQueryIn' || type === 'subQueryNotIn') {
+		if (GROUP_TYPES.has(type) || type === 'subQueryIn' || type === 'subQueryNotIn') {
 			const nested = checkWhereList(value, `${at}.value`);
 			if (nested) return nested;
 			continue;
@@ -279,6 +279,24 @@ function checkWhereList(items: unknown, path: string): string | undefined {
 		}
 	}
 	return undefined;
+}
+
+const GROUP_TYPES = new Set(['and', 'or', 'not']);
+
+/**
+ * Gives the date operators of a where list written as JSON what the form's conditions get: on a date-time field,
+ * `dateTime` and the workflow's time zone, unless the item says otherwise.
+ */
+function withTimeZones(items: IDataObject[], timeZone: string): IDataObject[] {
+	return items.map((item) => {
+		const type = String(item.type);
+		if (GROUP_TYPES.has(type) && Array.isArray(item.value)) {
+			return { ...item, value: withTimeZones(item.value as IDataObject[], timeZone) };
+		}
+		const dateOperator = OPERATOR_BY_VALUE.get(type)?.date === true;
+		if (!dateOperator || item.dateTime !== undefined || !isDateTimeField(String(item.attribute))) return item;
+		return { ...item, dateTime: true, timeZone };
+	});
 }
 
 /** preSend of the filter: puts the where list into the query, or refuses a wrong condition before sending. */
@@ -301,6 +319,7 @@ async function setWhere(this: IExecuteSingleFunctions, request: IHttpRequestOpti
 		if (problem) {
 			throw new NodeOperationError(this.getNode(), `The parameter "Where (JSON)": ${problem} (item ${itemIndex})`, { itemIndex });
 		}
+		where = withTimeZones(where as IDataObject[], this.getTimezone());
 	}
 	if (!Array.isArray(where) || where.length === 0) return request;
 	return { ...request, qs: { ...request.qs, where } };

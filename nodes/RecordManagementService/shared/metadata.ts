@@ -224,8 +224,10 @@ export async function getMappingFields(this: ILoadOptionsFunctions): Promise<Res
 	const writable = Object.fromEntries(
 		Object.entries(definitionOf(this, metadata).fields ?? {}).filter(([, field]) => !field.readOnly && !field.notStorable),
 	);
+	// EspoCRM lists some attributes also as fields of their own (an address's parts): each is offered once.
+	const attributes = [...new Map(attributesOfEntity(writable).map((attribute) => [attribute.name, attribute])).values()];
 	return {
-		fields: attributesOfEntity(writable).map((attribute) =>
+		fields: attributes.map((attribute) =>
 			mapperField(
 				attribute.name,
 				attribute.label,

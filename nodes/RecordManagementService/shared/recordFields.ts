@@ -9,22 +9,22 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mappedFields } from './fieldMapper';
-import { parseJsonParameter } from './validation';
+import { parseJsonObject } from './validation';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 
-/** The fields of the interface, each offered for the entity types it is seen on ('custom' types may have any). */
-const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'string' | 'number'; on?: string[]; about: string }> = [
-	{ field: 'name', label: 'Name', kind: 'string', on: ['Account', 'Opportunity', 'Email', 'custom'], about: 'Name of the record' },
-	{ field: 'firstName', label: 'First Name', kind: 'string', on: ['Contact', 'Lead', 'custom'], about: 'First name of the person' },
-	{ field: 'lastName', label: 'Last Name', kind: 'string', on: ['Contact', 'Lead', 'custom'], about: 'Last name of the person' },
+/** The fields of the interface, each hidden for the built-in entity types that do not have it (any other type may). */
+const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'string' | 'number'; notOn?: string[]; about: string }> = [
+	{ field: 'name', label: 'Name', kind: 'string', notOn: ['Contact', 'Lead'], about: 'Name of the record' },
+	{ field: 'firstName', label: 'First Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'First name of the person' },
+	{ field: 'lastName', label: 'Last Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'Last name of the person' },
 	{ field: 'emailAddress', label: 'Email Address', kind: 'string', about: 'Primary e-mail address' },
 	{ field: 'phoneNumber', label: 'Phone Number', kind: 'string', about: 'Primary phone number, in international format such as +1 555 0100' },
 	{ field: 'description', label: 'Description', kind: 'string', about: 'Free text' },
-	{ field: 'accountId', label: 'Account ID', kind: 'string', on: ['Contact', 'Lead', 'Opportunity', 'custom'], about: 'ID of the related Account' },
+	{ field: 'accountId', label: 'Account ID', kind: 'string', notOn: ['Account', 'Email'], about: 'ID of the related Account' },
 	{ field: 'assignedUserId', label: 'Assigned User ID', kind: 'string', about: 'ID of the user the record is assigned to' },
-	{ field: 'status', label: 'Status', kind: 'string', on: ['Lead', 'Opportunity', 'Account', 'custom'], about: 'Status, for example "New" for a Lead' },
-	{ field: 'amount', label: 'Amount', kind: 'number', on: ['Opportunity', 'custom'], about: 'Amount of the opportunity' },
+	{ field: 'status', label: 'Status', kind: 'string', notOn: ['Contact'], about: 'Status, for example "New" for a Lead' },
+	{ field: 'amount', label: 'Amount', kind: 'number', notOn: ['Account', 'Contact', 'Lead', 'Email'], about: 'Amount of the opportunity' },
 ];
 
 /**
@@ -63,7 +63,7 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 				type: field.kind,
 				default: field.kind === 'number' ? 0 : '',
 				description: field.about,
-				...(field.on ? { displayOptions: { show: { '/entityType': field.on } } } : {}),
+				...(field.notOn ? { displayOptions: { hide: { '/entityType': field.notOn } } } : {}),
 			})),
 		},
 		{
@@ -117,22 +117,16 @@ export function recordBodyFields(show: Show, fieldsLabel = 'Fields'): INodePrope
 	];
 }
 
-type ParameterReader = Pick<IExecuteFunctions, 'getNode' | 'getNodeParameter'>;
+type ParameterReader = Pick<IExecuteFunctions, 'getNode' | 'getNodeParameter' | 'getTimezone'>;
 
 /** The fields to send for one item (whose input is `item`), as the user defined them; refuses what cannot be sent. */
 export function recordBody(context: ParameterReader, itemIndex: number, item: IDataObject): IDataObject {
 	const get = (name: string, fallback?: unknown) => context.getNodeParameter(name, itemIndex, fallback);
 	const mode = get('bodyMode', 'fields');
-	if (mode === 'mapper') return mappedFields(context.getNode(), get('columns') as ResourceMapperValue, itemIndex, item);
-	if (mode === 'json') {
-		const body = parseJsonParameter(context, get('jsonBody'), 'JSON', itemIndex);
-		if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-			throw new NodeOperationError(context.getNode(), `The parameter "JSON" must be a JSON object (item ${itemIndex})`, {
-				itemIndex,
-			});
-		}
-		return body;
+	if (mode === 'mapper') {
+		return mappedFields(context.getNode(), get('columns') as ResourceMapperValue, itemIndex, item, context.getTimezone());
 	}
+	if (mode === 'json') return parseJsonObject(context, get('jsonBody'), 'JSON', itemIndex);
 	const body: IDataObject = { ...(get('fields', {}) as IDataObject) };
 	const rows = get('customFields.field', []) as Array<{ name?: string; value?: unknown }>;
 	for (const [index, row] of rows.entries()) {
@@ -149,15 +143,28 @@ export function recordBody(context: ParameterReader, itemIndex: number, item: ID
 	return body;
 }
 
+/** Refuses to send a create or change with no field in it. */
+export function requireFields(context: Pick<IExecuteFunctions, 'getNode'>, body: IDataObject, parameter: string, itemIndex: number) {
+	if (Object.keys(body).length === 0) {
+		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" is empty (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Add at least one field to send.',
+		});
+	}
+	return body;
+}
+
 /** preSend of Create and Update. */
 async function setRecordBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
 	const itemIndex = this.getItemIndex();
 	const reader: ParameterReader = {
 		getNode: () => this.getNode(),
+		getTimezone: () => this.getTimezone(),
 		getNodeParameter: ((name: string, _itemIndex: number, fallback?: unknown) =>
 			this.getNodeParameter(name, fallback)) as IExecuteFunctions['getNodeParameter'],
 	};
-	const body = recordBody(reader, itemIndex, this.getInputData().json);
+	const label = this.getNodeParameter('operation') === 'update' ? 'Fields to Update' : 'Fields';
+	const body = requireFields(this, recordBody(reader, itemIndex, this.getInputData().json), label, itemIndex);
 	return { ...request, body: { ...(request.body as IDataObject), ...body } };
 }
 

@@ -8,9 +8,9 @@ import type {
 	IN8nHttpFullResponse,
 	INodeExecutionData,
 } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiError, readFailure } from './errors';
+import { apiError, asNodeError, readFailure } from './errors';
 import type { FailedResponse } from './errors';
 
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
@@ -143,19 +143,23 @@ async function sendReliably<T>(
 				outcome = 'accepted';
 				return result;
 			} catch (error) {
+				// The node's own refusals (of an answer, in postReceive) are already what the user should see.
+				if (error instanceof NodeOperationError) throw asNodeError(context.getNode(), error, itemIndex);
 				const failure = readFailure(error);
 				const wait = retryAfterMs(failure.retryAfter, attempt);
-				const resend =
-					attempt < settings.maxRetries &&
-					mayResend(failure, idempotent) &&
-					wait <= settings.maxRetryWaitSeconds * 1000;
-				if (resend) {
+				const transient = mayResend(failure, idempotent);
+				const waitAllowed = wait <= settings.maxRetryWaitSeconds * 1000;
+				if (transient && waitAllowed && attempt < settings.maxRetries) {
 					await sleep(wait);
 					continue;
 				}
 				if (failure.status === 401) outcome = 'refused';
 				else if (failure.status !== undefined) outcome = 'accepted';
-				throw apiError(context.getNode(), error, itemIndex);
+				throw apiError(context.getNode(), error, itemIndex, {
+					idempotent,
+					resent: attempt,
+					...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}),
+				});
 			}
 		}
 	} finally {
@@ -188,9 +192,14 @@ export async function routeRequest(
 	// Page with offset until a short page. `total` is not used: EspoCRM answers -1 or -2 for some lists.
 	const wanted = requestData.maxResults === undefined ? Infinity : Number(requestData.maxResults);
 	const records: INodeExecutionData[] = [];
+	let firstIdOfLastPage: unknown;
 	while (records.length < wanted) {
 		const maxSize = Math.min(PAGE_SIZE, wanted - records.length);
 		const page = await send({ ...requestData.options, qs: { ...qs, offset: records.length, maxSize } });
+		// A server that ignored `offset` would send the same page again and again.
+		const firstId = page[0]?.json.id;
+		if (firstId !== undefined && firstId === firstIdOfLastPage) break;
+		firstIdOfLastPage = firstId;
 		records.push(...page);
 		if (page.length < maxSize) break;
 	}

@@ -26,15 +26,49 @@ export function requirePlainIdentifier(
 	return name;
 }
 
+/**
+ * A record ID, which goes into a path encoded. Encoding leaves "." and "..", which URL parsers resolve as
+ * steps up the path (even when written %2E), so those are refused like an empty ID.
+ */
 export function requireId(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): string {
-	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-	if (id === '') {
-		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" is empty (item ${itemIndex})`, {
+	if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
+		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" must be one ID, not a list or an object (item ${itemIndex})`, {
 			itemIndex,
-			description: 'Give the ID of the record, for example from an earlier node with an expression such as {{ $json.id }}.',
+			description: 'Give the ID of one record, for example with an expression such as {{ $json.id }}.',
 		});
 	}
+	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (id === '' || id === '.' || id === '..') {
+		throw new NodeOperationError(
+			context.getNode(),
+			`The parameter "${parameter}" ${id === '' ? 'is empty' : `is not a record ID ("${id}")`} (item ${itemIndex})`,
+			{
+				itemIndex,
+				description: 'Give the ID of the record, for example from an earlier node with an expression such as {{ $json.id }}.',
+			},
+		);
+	}
 	return id;
+}
+
+/** IDs given as one ID, several separated by commas, or a list from an expression; empty entries are skipped. */
+export function idsFrom(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): string[] {
+	const entries = Array.isArray(value) ? value : value === undefined || value === null ? [] : String(value).split(',');
+	return entries
+		.filter((entry) => !(typeof entry === 'string' && entry.trim() === ''))
+		.map((entry) => requireId(context, entry, parameter, itemIndex));
+}
+
+/** Parses a JSON parameter that must hold an object (the fields of a record). */
+export function parseJsonObject(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): IDataObject {
+	const parsed = parseJsonParameter<unknown>(context, value, parameter, itemIndex);
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" must be a JSON object (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Write the fields as an object, such as {"name": "Acme"}.',
+		});
+	}
+	return parsed as IDataObject;
 }
 
 /** Parses a JSON parameter, which n8n hands over as text or, from an expression, already parsed. */

@@ -8,7 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, entityTypeOf } from '../../shared/customOperations';
+import { entityTypeOf } from '../../shared/customOperations';
+import { asNodeError } from '../../shared/errors';
+import { idsFrom } from '../../shared/validation';
 import { dialectOf } from '../../shared/dialect';
 import type { Dialect } from '../../shared/dialect';
 import { apiRequest } from '../../shared/transport';
@@ -44,24 +46,35 @@ export interface Chunk {
 	pairedItem: IPairedItemData[];
 }
 
-/** Gathers the IDs of all input items, without repeats, in chunks that remember which items they came from. */
-export function chunksOfIds(context: IExecuteFunctions): Chunk[] {
+interface GatheredIds {
+	chunks: Chunk[];
+	/** With "Continue on fail": the items that gave no usable ID, each carrying its error. */
+	refused: INodeExecutionData[];
+}
+
+/**
+ * Gathers the IDs of all input items, without repeats, in chunks that remember which items they came from.
+ * An item that gives no ID is an error (a dropped item would go unnoticed), before anything is sent.
+ */
+export function gatherIds(context: IExecuteFunctions): GatheredIds {
 	const byId = new Map<string, Set<number>>();
+	const refused: INodeExecutionData[] = [];
 	context.getInputData().forEach((_item, itemIndex) => {
-		const value = context.getNodeParameter('ids', itemIndex) as unknown;
-		const ids = Array.isArray(value) ? value : String(value ?? '').split(',');
-		for (const raw of ids) {
-			const id = String(raw ?? '').trim();
-			if (id === '') continue;
-			if (!byId.has(id)) byId.set(id, new Set());
-			byId.get(id)!.add(itemIndex);
+		try {
+			const ids = idsFrom(context, context.getNodeParameter('ids', itemIndex), 'Record IDs', itemIndex);
+			if (ids.length === 0) {
+				throw new NodeOperationError(context.getNode(), `The parameter "Record IDs" gave no ID (item ${itemIndex})`, {
+					itemIndex,
+					description: 'Nothing was sent. Check the expression of "Record IDs", for example {{ $json.id }}.',
+				});
+			}
+			for (const id of ids) byId.set(id, (byId.get(id) ?? new Set()).add(itemIndex));
+		} catch (error) {
+			const nodeError = asNodeError(context.getNode(), error, itemIndex);
+			if (!context.continueOnFail()) throw nodeError;
+			refused.push({ json: {}, error: nodeError, pairedItem: { item: itemIndex } });
 		}
 	});
-	if (byId.size === 0) {
-		throw new NodeOperationError(context.getNode(), 'The parameter "Record IDs" gave no ID in any input item', {
-			description: 'Nothing was sent. Check the expression of "Record IDs", for example {{ $json.id }}.',
-		});
-	}
 	const chunkSize = context.getNodeParameter('chunkSize', 0) as number;
 	if (!Number.isInteger(chunkSize) || chunkSize < 1) {
 		throw new NodeOperationError(context.getNode(), `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
@@ -73,7 +86,7 @@ export function chunksOfIds(context: IExecuteFunctions): Chunk[] {
 		const items = new Set(slice.flatMap(([, itemIndexes]) => [...itemIndexes]));
 		chunks.push({ ids: slice.map(([id]) => id), pairedItem: [...items].map((item) => ({ item })) });
 	}
-	return chunks;
+	return { chunks, refused };
 }
 
 type MassRequest = IHttpRequestOptions & { idempotent?: boolean };
@@ -89,9 +102,9 @@ export async function sendInChunks(
 	outcome: IDataObject = {},
 ): Promise<INodeExecutionData[][]> {
 	const entityType = entityTypeOf(context, 0);
-	const chunks = chunksOfIds(context);
+	const { chunks, refused } = gatherIds(context);
 	const dialect = await dialectOf(context);
-	const output: INodeExecutionData[] = [];
+	const output: INodeExecutionData[] = [...refused];
 	for (const chunk of chunks) {
 		const itemIndex = chunk.pairedItem[0].item;
 		try {

@@ -12,8 +12,8 @@ import { dialectOf } from '../../shared/dialect';
 
 const show = { resource: ['email'], operation: ['send'] };
 
-/** Several addresses travel as one `;`-separated string; users may type commas. */
-const addressList = '={{ $value.split(/[;,]/).map(a => a.trim()).filter(a => a).join(";") }}';
+/** Several addresses travel as one `;`-separated string; users may type commas, or an expression may give a list. */
+const addressList = '={{ [].concat($value).join(";").split(/[;,]/).map(a => a.trim()).filter(a => a).join(";") || undefined }}';
 
 export const sendFields: INodeProperties[] = [
 	{

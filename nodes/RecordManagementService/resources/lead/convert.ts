@@ -5,7 +5,7 @@ import { eachItem } from '../../shared/customOperations';
 import { recordIdField } from '../../shared/descriptions';
 import { dialectOf } from '../../shared/dialect';
 import { apiRequest } from '../../shared/transport';
-import { parseJsonParameter, requireId } from '../../shared/validation';
+import { parseJsonObject, requireId } from '../../shared/validation';
 
 const show = { resource: ['lead'], operation: ['convert'] };
 
@@ -91,7 +91,7 @@ function recordsToCreate(context: IExecuteFunctions, itemIndex: number): IDataOb
 	for (const [entityType, fields] of Object.entries(chosen)) {
 		if (!fields) continue;
 		const { moreFields: extra, ...named } = fields;
-		const more = parseJsonParameter(context, extra ?? '{}', `Records to Create > ${entityType} > More Fields (JSON)`, itemIndex);
+		const more = parseJsonObject(context, extra ?? '{}', `Records to Create > ${entityType} > More Fields (JSON)`, itemIndex);
 		records[entityType] = { ...more, ...named };
 	}
 	if (Object.keys(records).length === 0) {

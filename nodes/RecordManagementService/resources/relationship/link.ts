@@ -9,7 +9,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { linkFields, recordIdField } from '../../shared/descriptions';
-import { requireId } from '../../shared/validation';
+import { idsFrom, requireId } from '../../shared/validation';
 
 const linkShow = { resource: ['relationship'], operation: ['link'] };
 const unlinkShow = { resource: ['relationship'], operation: ['unlink'] };
@@ -47,10 +47,7 @@ export const unlinkOperationFields: INodeProperties[] = [
 
 function relatedIdsOf(context: IExecuteSingleFunctions): string[] {
 	const itemIndex = context.getItemIndex();
-	const value = context.getNodeParameter('relatedIds') as unknown;
-	const ids = (Array.isArray(value) ? value : String(value ?? '').split(','))
-		.map((id) => String(id).trim())
-		.filter((id) => id !== '');
+	const ids = idsFrom(context, context.getNodeParameter('relatedIds'), 'Related Record IDs', itemIndex);
 	if (ids.length === 0) requireId(context, '', 'Related Record IDs', itemIndex);
 	return ids;
 }
