@@ -62,18 +62,29 @@ describe('changes with nothing in them', () => {
 		expect(bed.received()).toEqual([]);
 	});
 
-	test('bulk: an item without an ID is an error of its own; with Continue on fail the others are sent', async () => {
+	test('bulk: an item that gives no ID is left out, and the output pairs only the items that gave one', async () => {
 		const contacts = [1, 2].map((n) => bed.sandbox.store.create('Contact', { firstName: 'C', lastName: `N${n}` }));
 		const result = await bed.run(
 			{ resource: 'bulk', operation: 'massDelete', entityType: 'Contact' },
 			[{ id: contacts[0].id }, { name: 'no id' }, { id: contacts[1].id }],
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0]).toMatchObject({ json: { ids: [contacts[0].id, contacts[1].id], deleted: true }, pairedItem: [{ item: 0 }, { item: 2 }] });
+		expect(bed.sandbox.store.count('Contact')).toBe(0);
+	});
+
+	test('bulk: with Continue on fail, an item whose ID is not one becomes an error item and the others are sent', async () => {
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'C', lastName: 'N' });
+		const result = await bed.run(
+			{ resource: 'bulk', operation: 'massDelete', entityType: 'Contact' },
+			[{ id: '..' }, { id: contact.id }],
 			{ onError: 'continueRegularOutput' },
 		);
 		expect(result.items).toHaveLength(2);
-		expect(result.items[0]).toMatchObject({ pairedItem: { item: 1 } });
-		expect(result.items[0].error?.message).toBe('The parameter "Record IDs" gave no ID (item 1)');
-		expect(result.items[1].json).toMatchObject({ ids: [contacts[0].id, contacts[1].id], deleted: true });
-		expect(bed.sandbox.store.count('Contact')).toBe(0);
+		expect(result.items[0]).toMatchObject({ pairedItem: { item: 0 } });
+		expect(result.items[0].error?.message).toContain('is not a record ID');
+		expect(result.items[1].json).toMatchObject({ ids: [contact.id], deleted: true });
 	});
 
 	test('bulk: an ID list entry that is not text is refused, not sent as "[object Object]"', async () => {

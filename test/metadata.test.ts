@@ -136,6 +136,25 @@ describe('Create and Update through the field mapper', () => {
 		);
 		expect(bed.received('POST')[0].body.closeDate).toBe('2027-01-01');
 		expect(lead.find((field) => field.id === 'convertedAt')).toBeUndefined();
+
+		const project = await schemaOf('CProject', 'create');
+		await bed.run(
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'custom',
+				customEntityType: 'CProject',
+				bodyMode: 'mapper',
+				columns: { mappingMode: 'defineBelow', value: { name: '={{ $json.name }}', deadline: '={{ $json.deadline }}' }, matchingColumns: [], schema: project },
+			},
+			// An ISO value without a zone is in the workflow's time zone; the server's own form is UTC.
+			[
+				{ name: 'P1', deadline: '2027-02-01T09:00:00' },
+				{ name: 'P2', deadline: '2027-02-01 09:00:00' },
+			],
+			{ timezone: 'Europe/Berlin' },
+		);
+		expect(bed.received('POST').map((request) => request.body.deadline)).toEqual(['2027-02-01 08:00:00', '2027-02-01 09:00:00']);
 	});
 
 	test('a value that cannot be converted is an error naming the field and the item, and nothing is sent', async () => {

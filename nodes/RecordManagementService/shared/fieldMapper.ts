@@ -14,17 +14,21 @@ function refuse(node: INode, field: string, expected: string, value: unknown, it
 	);
 }
 
-/** Reads a date or date-time as n8n hands it over; one without a zone is in the workflow's time zone. */
+/**
+ * Reads a date or date-time as n8n hands it over. The server's own form (YYYY-MM-DD HH:MM:SS) is UTC, as the
+ * server writes it, so values copied from a record keep their time; an ISO value without a zone is in the
+ * workflow's time zone, as n8n reads such values.
+ */
 function toDateTime(value: unknown, timeZone: string): DateTime | undefined {
 	if (value instanceof Date) return DateTime.fromJSDate(value);
 	if (DateTime.isDateTime(value)) return value;
 	if (typeof value !== 'string') return undefined;
 	const text = value.trim();
+	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
+	if (server.isValid) return server;
 	// setZone keeps the offset written in the value, so a date stays the date written.
 	const parsed = DateTime.fromISO(text, { zone: timeZone, setZone: true });
-	if (parsed.isValid) return parsed;
-	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: timeZone });
-	return server.isValid ? server : undefined;
+	return parsed.isValid ? parsed : undefined;
 }
 
 /** Converts one mapped value to what the server expects for the field's type. */

@@ -26,7 +26,7 @@ export function idSourceFields(show: Show): INodeProperties[] {
 			default: '={{ $json.id }}',
 			required: true,
 			description:
-				'The IDs to change, gathered from all input items together: per item an ID, several separated by commas, or an expression that returns a list',
+				'The IDs to change, gathered from all input items together: per item an ID, several separated by commas, or an expression that returns a list. An item that gives none is left out.',
 			displayOptions: { show },
 		},
 		{
@@ -54,7 +54,8 @@ interface GatheredIds {
 
 /**
  * Gathers the IDs of all input items, without repeats, in chunks that remember which items they came from.
- * An item that gives no ID is an error (a dropped item would go unnoticed), before anything is sent.
+ * An item whose expression gives no ID is left out (a way to pick items); if none gives one, nothing is sent and
+ * the node fails. An entry that is not an ID is an error of its item.
  */
 export function gatherIds(context: IExecuteFunctions): GatheredIds {
 	const byId = new Map<string, Set<number>>();
@@ -62,12 +63,6 @@ export function gatherIds(context: IExecuteFunctions): GatheredIds {
 	context.getInputData().forEach((_item, itemIndex) => {
 		try {
 			const ids = idsFrom(context, context.getNodeParameter('ids', itemIndex), 'Record IDs', itemIndex);
-			if (ids.length === 0) {
-				throw new NodeOperationError(context.getNode(), `The parameter "Record IDs" gave no ID (item ${itemIndex})`, {
-					itemIndex,
-					description: 'Nothing was sent. Check the expression of "Record IDs", for example {{ $json.id }}.',
-				});
-			}
 			for (const id of ids) byId.set(id, (byId.get(id) ?? new Set()).add(itemIndex));
 		} catch (error) {
 			const nodeError = asNodeError(context.getNode(), error, itemIndex);
@@ -75,6 +70,11 @@ export function gatherIds(context: IExecuteFunctions): GatheredIds {
 			refused.push({ json: {}, error: nodeError, pairedItem: { item: itemIndex } });
 		}
 	});
+	if (byId.size === 0 && refused.length === 0) {
+		throw new NodeOperationError(context.getNode(), 'The parameter "Record IDs" gave no ID in any input item', {
+			description: 'Nothing was sent. Check the expression of "Record IDs", for example {{ $json.id }}.',
+		});
+	}
 	const chunkSize = context.getNodeParameter('chunkSize', 0) as number;
 	if (!Number.isInteger(chunkSize) || chunkSize < 1) {
 		throw new NodeOperationError(context.getNode(), `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
