@@ -213,3 +213,36 @@ test('each list reads the metadata once', async () => {
 	await list('getFilterAttributes', { entityType: 'Account' });
 	expect(bed.received().map((request) => request.path)).toEqual(['/Metadata']);
 });
+
+describe('picking a record from a list', () => {
+	const search = async (parameters: Record<string, unknown>, filter?: string, token?: string) =>
+		(await loadFormList(bed.store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', ...parameters }, filter, token)) as {
+			results: Array<{ name: string; value: string }>;
+			paginationToken?: string;
+		};
+
+	test('lists records by name, searches by name, and pages by 50', async () => {
+		for (let n = 0; n < 55; n++) bed.sandbox.store.create('Account', { name: `Company ${n}` });
+		const acme = bed.sandbox.store.create('Account', { name: 'Acme Rockets' });
+		const first = await search({ entityType: 'Account' });
+		expect(first.results).toHaveLength(50);
+		expect(first.results[0]).toEqual({ name: 'Acme Rockets', value: acme.id });
+		const second = await search({ entityType: 'Account' }, undefined, first.paginationToken);
+		expect(second.results).toHaveLength(6);
+		expect(second.paginationToken).toBeUndefined();
+		expect((await search({ entityType: 'Account' }, 'rocket')).results).toEqual([{ name: 'Acme Rockets', value: acme.id }]);
+		expect(bed.received()[0].query).toMatchObject({ select: 'name', maxSize: '50', offset: '0' });
+	});
+
+	test('Lead > Convert lists leads', async () => {
+		const lead = bed.sandbox.store.create('Lead', { firstName: 'Lea', lastName: 'Lead' });
+		expect((await search({ resource: 'lead', operation: 'convert' })).results).toEqual([{ name: 'Lea Lead', value: lead.id }]);
+		expect(bed.received()[0].path).toBe('/Lead');
+	});
+
+	test('a picked record is used by its ID', async () => {
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
+		const result = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'list', value: contact.id, cachedResultName: 'Ada Lovelace' } });
+		expect(result.json[0]).toMatchObject({ id: contact.id });
+	});
+});

@@ -12,6 +12,7 @@ import { upsert } from './resources/record/upsert';
 import { relationshipDescription } from './resources/relationship';
 import { requestSettingsField } from './shared/descriptions';
 import { getEntityTypes, getFields, getFilterAttributes, getLinks, getMappingFields } from './shared/metadata';
+import { searchRecords } from './shared/recordSearch';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -60,9 +61,10 @@ export class RecordManagementService implements INodeType {
 		],
 	};
 
-	/** The form's lists: from EspoCRM's metadata, or the interface's own lists for a Standard server. */
+	/** The form's lists: from EspoCRM's metadata (or the interface's own lists for a Standard server), and records to pick. */
 	methods = {
 		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getLinks },
+		listSearch: { searchRecords },
 		resourceMapping: { getMappingFields },
 	};
 

@@ -309,9 +309,10 @@ function additionalDataFor(
  */
 export async function loadFormList(
 	store: CredentialStore,
-	kind: 'loadOptions' | 'resourceMapping',
+	kind: 'loadOptions' | 'resourceMapping' | 'listSearch',
 	method: string,
 	parameters: IDataObject,
+	...args: unknown[]
 ): Promise<unknown> {
 	const node: INode = {
 		id: 'rms',
@@ -331,7 +332,7 @@ export async function loadFormList(
 		`parameters.${method}`,
 	);
 	const methods = (nodeTypes.getByNameAndVersion(NODE_TYPE).methods ?? {}) as Record<string, Record<string, Function>>;
-	return await methods[kind][method].call(context);
+	return await methods[kind][method].call(context, ...args);
 }
 
 /**

@@ -62,9 +62,15 @@ export function recordIdField(
 		displayName: 'Record',
 		name: 'recordId',
 		type: 'resourceLocator',
-		default: { mode: 'id', value: '' },
+		default: { mode: 'list', value: '' },
 		required: true,
 		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchRecords', searchable: true },
+			},
 			{
 				displayName: 'By ID',
 				name: 'id',

@@ -11,6 +11,7 @@ import { ENTITY_TYPE_OPTIONS } from './descriptions';
 import { dialectOf } from './dialect';
 import { readFailure } from './errors';
 import { CREDENTIAL_TYPE } from './transport';
+import { entityTypeFrom } from './validation';
 
 /**
  * The form's lists. With the EspoCRM server they come from `GET /Metadata` (read once per list, when the user opens
@@ -77,10 +78,11 @@ async function readMetadata(context: ILoadOptionsFunctions): Promise<Metadata | 
 	}
 }
 
-function chosenEntityType(context: ILoadOptionsFunctions): string {
-	const chosen = context.getCurrentNodeParameter('entityType') as string | undefined;
-	const name = chosen === 'custom' ? String(context.getCurrentNodeParameter('customEntityType') ?? '').trim() : chosen;
-	return name ?? 'Contact';
+/** The entity type the form is about: Lead > Convert has no entity type parameter of its own. */
+export function chosenEntityType(context: ILoadOptionsFunctions): string {
+	if (context.getCurrentNodeParameter('resource') === 'lead') return 'Lead';
+	const chosen = context.getCurrentNodeParameter('entityType') ?? 'Contact';
+	return entityTypeFrom(context, chosen, () => context.getCurrentNodeParameter('customEntityType'), 0);
 }
 
 function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata) {

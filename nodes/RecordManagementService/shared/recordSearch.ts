@@ -1,0 +1,32 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { chosenEntityType } from './metadata';
+import { CREDENTIAL_TYPE } from './transport';
+
+const SEARCH_PAGE_SIZE = 50;
+
+/** "From List" of a record: the records of the entity type, newest first, searched by name. */
+export async function searchRecords(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const entityType = chosenEntityType(this);
+	const offset = Number(paginationToken ?? 0);
+	const page = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+		method: 'GET',
+		url: `/${entityType}`,
+		qs: {
+			select: 'name',
+			offset,
+			maxSize: SEARCH_PAGE_SIZE,
+			...(filter ? { where: [{ type: 'contains', attribute: 'name', value: filter }] } : {}),
+		},
+		arrayFormat: 'indices',
+		json: true,
+	})) as { list: Array<{ id: string; name?: string }> };
+	return {
+		results: page.list.map((record) => ({ name: record.name || record.id, value: record.id })),
+		paginationToken: page.list.length === SEARCH_PAGE_SIZE ? String(offset + SEARCH_PAGE_SIZE) : undefined,
+	};
+}
