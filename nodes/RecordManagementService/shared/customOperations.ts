@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
-
 import { entityTypeFrom } from './validation';
 
 /**
