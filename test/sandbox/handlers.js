@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 
-const { ENTITY_DEFS, isEntityType, buildMetadata } = require('./metadata');
+const { ENTITY_DEFS, APP_CONFIG, isEntityType, buildMetadata } = require('./metadata');
 const { ApiError, formatDateTime } = require('./util');
 const { runList, listParamsFromQuery, compileWhere } = require('./where');
 
@@ -15,7 +15,7 @@ const { runList, listParamsFromQuery, compileWhere } = require('./where');
  * @typedef {{
  *   store: Store, dialect: Dialect, headers: Record<string, string | string[] | undefined>,
  *   query: Record<string, any>, body: any, restricted: Set<string>, emailSendingFails: boolean,
- *   outbox: OutboxMail[],
+ *   outbox: OutboxMail[], user: import('./users').SandboxUser, webhookScope: boolean,
  * }} Ctx
  */
 
@@ -41,8 +41,8 @@ const notFound = (id) => new ApiError(404, `Record ${id} not found.`);
 
 /** @param {Ctx} ctx @param {string} entityType */
 function list(ctx, entityType) {
-  // EspoCRM refuses attachment listing to API users.
-  if (entityType === 'Attachment') throw new ApiError(403, '');
+  // EspoCRM's Attachment controller lists only for admins (Controllers/Attachment.php).
+  if (entityType === 'Attachment' && !ctx.user.isAdmin) throw new ApiError(403, '');
   return runList({
     store: ctx.store, entityType, records: ctx.store.table(entityType).values(),
     params: listParamsFromQuery(ctx.query), noTotal: String(header(ctx, 'x-no-total') || '').toLowerCase() === 'true',
@@ -71,42 +71,70 @@ function create(ctx, entityType) {
   const body = objectBody(ctx.body);
   if (entityType === 'Attachment') return createAttachment(ctx, body);
   if (entityType === 'Email') return createEmail(ctx, body);
+  // Record\Service::create: validation, then the linked records, then the duplicate check.
   const prepared = ctx.store.prepareCreate(entityType, body, {});
+  ctx.store.checkLinks(entityType, prepared, null);
   refuseDuplicates(ctx, entityType, [prepared.values]);
-  checkLinkMultiple(ctx, entityType, prepared.multiple);
   const raw = ctx.store.insert(entityType, body, {}, prepared);
   return ctx.store.output(entityType, raw, 'create');
 }
 
-/** @param {Ctx} ctx @param {string} entityType @param {Record<string, string[]>} multiple */
-function checkLinkMultiple(ctx, entityType, multiple) {
-  for (const [field, ids] of Object.entries(multiple)) {
-    const foreign = /** @type {string} */ (ENTITY_DEFS[entityType].fields[field].entity);
-    for (const id of ids) {
-      if (!ctx.store.table(foreign).has(id)) {
-        throw new ApiError(403, `Can't relate with non-existing record. entityType: ${foreign}, link: ${field}.`);
-      }
-    }
-  }
-}
+const ATTACHMENT_FIELD_TYPES = { Attachment: ['file', 'image', 'attachmentMultiple'], 'Inline Attachment': ['wysiwyg'] };
+/** Extensions of app/image.json's allowed types, and how their files begin (what PHP's finfo detects). */
+const IMAGE_TYPES = {
+  png: { mime: 'image/png', magic: (/** @type {Buffer} */ b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  jpg: { mime: 'image/jpeg', magic: (/** @type {Buffer} */ b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  jpeg: { mime: 'image/jpeg', magic: (/** @type {Buffer} */ b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  gif: { mime: 'image/gif', magic: (/** @type {Buffer} */ b) => b.subarray(0, 4).toString('latin1') === 'GIF8' },
+  webp: { mime: 'image/webp', magic: (/** @type {Buffer} */ b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+  svg: { mime: 'image/svg+xml', magic: (/** @type {Buffer} */ b) => /<svg[\s>]/i.test(b.subarray(0, 4096).toString('utf8')) },
+};
 
-/** @param {Ctx} ctx @param {Record<string, any>} body */
+/**
+ * POST /Attachment as EspoCRM's Attachment service takes it (Services/Attachment::filterCreateInput,
+ * Tools/Attachment/AccessChecker, Checker): the contents are what follows the first comma of `file`, base64
+ * decoded (so a `file` that is not a data URI is stored empty); the target field must exist and be a file,
+ * image or attachmentMultiple field; an image must be an image; then the usual validation (`name` required).
+ * @param {Ctx} ctx @param {Record<string, any>} body
+ */
 function createAttachment(ctx, body) {
-  if (body.file === undefined || body.file === null || body.file === '') throw new ApiError(400, 'No file contents.');
-  const { file, size: _size, ...fields } = body;
-  const prepared = ctx.store.prepareCreate('Attachment', fields, {});
-  if (!(body.relatedType && body.field) && !body.parentType) throw new ApiError(400, '');
-  // EspoCRM accepts a `file` that is not a data URI and stores it empty.
-  const m = typeof file === 'string' ? /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(file) : null;
-  let contents = Buffer.alloc(0);
-  if (m) contents = /;base64/i.test(m[2]) ? Buffer.from(m[3], 'base64') : Buffer.from(decodeURIComponent(m[3]), 'utf8');
+  if (!Object.prototype.hasOwnProperty.call(body, 'file')) throw new ApiError(400, 'No file contents.');
+  if (typeof body.file !== 'string') throw new ApiError(400, 'Non-string file contents.');
+  const { file, size: _size, parentId: _p, relatedId: _r, contents: _c, ...fields } = body;
+  const part = file.split(',')[1];
+  const contents = part ? Buffer.from(part, 'base64') : Buffer.alloc(0);
+  if (fields.parentType) delete fields.relatedType;
+  const relatedType = fields.parentType ?? fields.relatedType;
+  const role = fields.role ?? 'Attachment';
+  if (!relatedType || !fields.field) throw new ApiError(400, 'No `field` and `parentType`.');
+  checkAttachmentTarget(ctx, String(relatedType), String(fields.field), role);
+  const prepared = ctx.store.prepareCreate('Attachment', { ...fields, role }, {});
+  const fieldType = ENTITY_DEFS[relatedType]?.fields[fields.field]?.type;
+  if (fieldType === 'image' || role === 'Inline Attachment') checkImage(String(fields.name ?? ''), prepared.values.type, contents);
   prepared.values.size = contents.length;
-  if (!prepared.values.type && m && m[1]) prepared.values.type = m[1];
-  if (!prepared.values.role) prepared.values.role = 'Attachment';
   const raw = ctx.store.insert('Attachment', fields, {}, prepared);
   raw._setKeys.add('size');
   ctx.store.files.set(raw.id, contents);
   return ctx.store.output('Attachment', raw, 'create');
+}
+
+/** Tools/Attachment/AccessChecker::check. @param {Ctx} ctx @param {string} relatedType @param {string} field @param {unknown} role */
+function checkAttachmentTarget(ctx, relatedType, field, role) {
+  const allowed = ATTACHMENT_FIELD_TYPES[/** @type {keyof typeof ATTACHMENT_FIELD_TYPES} */ (String(role))];
+  if (!allowed) throw new ApiError(403, 'Role not allowed.');
+  const fieldType = isEntityType(relatedType) ? ENTITY_DEFS[relatedType].fields[field]?.type : undefined;
+  if (!fieldType) throw new ApiError(403, `Field '${field}' does not exist.`);
+  if (!allowed.includes(fieldType)) throw new ApiError(403, `Field type '${fieldType}' is not allowed for ${role}.`);
+  if (ctx.restricted.has(relatedType)) throw new ApiError(403, `No access to ${relatedType}.`);
+}
+
+/** Checker::checkTypeImage: extension, declared type and contents must agree. @param {string} name @param {unknown} type @param {Buffer} contents */
+function checkImage(name, type, contents) {
+  const ext = name.includes('.') ? name.split('.').pop()?.toLowerCase() ?? '' : '';
+  const known = IMAGE_TYPES[/** @type {keyof typeof IMAGE_TYPES} */ (ext)];
+  if (!known) throw new ApiError(403, 'Not allowed file type.');
+  if (String(type ?? '').toLowerCase() !== known.mime) throw new ApiError(403, 'Passed type does not correspond to extension.');
+  if (contents.length && !known.magic(contents)) throw new ApiError(403, 'Detected mime type does not correspond to extension.');
 }
 
 /** @param {unknown} v */
@@ -129,7 +157,7 @@ function createEmail(ctx, body) {
   const espoForm = ctx.dialect === 'espocrm' || (ctx.dialect === 'both' && status === 'Sending');
   if (espoForm && !v.from) throw new ApiError(400, 'Field validation failure; entityType: Email, field: from, type: required.');
   if (send && !v.to) throw new ApiError(400, 'Field validation failure; entityType: Email, field: to, type: required.');
-  checkLinkMultiple(ctx, 'Email', prepared.multiple);
+  store.checkLinks('Email', prepared, null);
   if (!send) v.status = status === 'Draft' ? 'Draft' : 'Archived';
   else if (ctx.emailSendingFails) v.status = 'Draft';
   else {
@@ -157,9 +185,8 @@ function update(ctx, entityType, id) {
   const version = header(ctx, 'x-version-number');
   if (version !== undefined && version !== '' && Number(version) !== raw.versionNumber) throw new ApiError(409, 'modified');
   const body = objectBody(ctx.body);
-  const { multiple } = ctx.store.normalise(entityType, body, false, {});
-  checkLinkMultiple(ctx, entityType, multiple);
-  ctx.store.applyUpdate(entityType, raw, body);
+  const prepared = ctx.store.prepareUpdate(entityType, raw, body, {});
+  ctx.store.applyUpdate(entityType, raw, body, {}, prepared);
   return ctx.store.output(entityType, raw, 'full');
 }
 
@@ -229,22 +256,28 @@ function unlinkRecords(ctx, entityType, id, link) {
 }
 
 /**
+ * Mass update and delete (Tools/MassUpdate/Processor): a record that fails validation or the check of linked
+ * records is skipped, not an error; so is an unknown id.
  * @param {Ctx} ctx @param {string} entityType @param {string[]} ids @param {'update' | 'delete'} action
- * @param {Record<string, unknown>} data @returns {string[]} ids actually changed (unknown ids are skipped)
+ * @param {Record<string, unknown>} data @returns {string[]} ids actually changed
  */
 function massApply(ctx, entityType, ids, action, data) {
   const table = ctx.store.table(entityType);
-  if (action === 'update') {
-    const { multiple } = ctx.store.normalise(entityType, data, false, {});
-    checkLinkMultiple(ctx, entityType, multiple);
-  }
   /** @type {string[]} */
   const done = [];
   for (const id of ids) {
     const raw = table.get(id);
     if (!raw) continue;
-    if (action === 'update') ctx.store.applyUpdate(entityType, raw, data);
-    else ctx.store.remove(entityType, id);
+    if (action === 'update') {
+      let prepared;
+      try {
+        prepared = ctx.store.prepareUpdate(entityType, raw, data, {});
+      } catch (err) {
+        if (err instanceof ApiError) continue;
+        throw err;
+      }
+      ctx.store.applyUpdate(entityType, raw, data, {}, prepared);
+    } else ctx.store.remove(entityType, id);
     done.push(id);
   }
   return done;
@@ -339,20 +372,29 @@ function metadata(ctx) {
   return buildMetadata(ctx.restricted);
 }
 
-/** @param {Ctx} ctx */
+/** GET /App/user: the calling user and its access. @param {Ctx} ctx */
 function appUser(ctx) {
   /** @type {Record<string, unknown>} */
   const table = {};
-  for (const name of Object.keys(ENTITY_DEFS)) {
+  for (const [name, def] of Object.entries(ENTITY_DEFS)) {
+    if (name === 'Webhook') continue;
     table[name] = ctx.restricted.has(name) ? false : { create: 'yes', read: 'all', edit: 'all', delete: 'all', stream: 'all' };
+    if (def.scope?.acl === false) table[name] = true;
   }
+  // A boolean scope: API users need it in their role; admins always have it.
+  table.Webhook = ctx.user.isAdmin || (ctx.user.isApi && ctx.webhookScope);
+  const u = ctx.user;
   return {
     user: {
-      id: '1', userName: 'admin', name: 'Admin', type: 'admin', isActive: true, emailAddress: 'admin@sandbox.test',
+      id: u.id, userName: u.userName, name: [u.firstName, u.lastName].filter(Boolean).join(' '), type: u.type,
+      isActive: true, emailAddress: `${u.userName}@sandbox.test`,
     },
     acl: { table, fieldTable: {}, assignmentPermission: 'all', userPermission: 'all' },
     preferences: { timeZone: 'UTC', language: 'en_US', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm' },
-    settings: { version: '8.1.5', recordsPerPage: 20, recordsPerPageSmall: 5, defaultCurrency: 'USD' },
+    settings: {
+      version: '8.1.5', recordsPerPage: 20, recordsPerPageSmall: 5, timeZone: APP_CONFIG.timeZone,
+      defaultCurrency: APP_CONFIG.defaultCurrency, currencyList: APP_CONFIG.currencyList,
+    },
   };
 }
 

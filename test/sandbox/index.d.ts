@@ -14,6 +14,21 @@ export interface SandboxCredentials {
 
 export const SANDBOX_CREDENTIALS: SandboxCredentials;
 
+/** The user behind each credential (User records of the store, created again by every reset). */
+export interface SandboxUser {
+	key: 'admin' | 'apiKey' | 'hmac' | 'oauth';
+	id: string;
+	userName: string;
+	firstName: string;
+	lastName: string;
+	/** Basic = admin; API key and HMAC = API users (separate ones); the Bearer token of POST /Auth = a regular user. */
+	type: 'admin' | 'api' | 'regular';
+	isAdmin: boolean;
+	isApi: boolean;
+}
+
+export const SANDBOX_USERS: Readonly<Record<'admin' | 'apiKey' | 'hmac' | 'oauth', SandboxUser>>;
+
 export interface SandboxOptions {
 	/** Default 'both'. */
 	dialect?: Dialect;
@@ -27,10 +42,37 @@ export interface SandboxOptions {
 	tokenTtlMs?: number;
 	/** Failed logins from one address within 60 s before every request is refused with 403. Default 10; 0 or Infinity disables. */
 	failedLoginLimit?: number;
-	/** Entity types the API user may not reach (absent from GET /Metadata, 403 on their endpoints). reset() restores this list. */
+	/**
+	 * Entity types the API user may not reach (absent from GET /Metadata and GET /I18n, 403 on their endpoints, their
+	 * records left out of webhook deliveries). 'Webhook' in the list takes the Webhook scope from API users.
+	 * reset() restores this list.
+	 */
 	restrictedScopes?: string[];
 	/** Called after each request has been answered (or dropped). */
 	onRequest?: (request: RecordedRequest) => void;
+	/** Calls webhooks.deliver() every so many ms, as EspoCRM's cron runs its webhook job (`npm run sandbox`: 5000). Off by default; stopped by close(). */
+	webhookDeliveryIntervalMs?: number;
+	/** EspoCRM's webhook settings; defaults in the comments of WebhookConfig. */
+	webhookConfig?: WebhookConfig;
+}
+
+export interface WebhookConfig {
+	/** Queued events turned into deliveries per runJob() (webhookQueueEventPortionSize). Default 20. */
+	eventPortionSize?: number;
+	/** Webhooks served per runJob() (webhookQueuePortionSize). Default 20. */
+	portionSize?: number;
+	/** Records per request (webhookBatchSize). Default 50. */
+	batchSize?: number;
+	/** Attempts before a batch is given up (webhookMaxAttemptNumber). Default 4. */
+	maxAttemptNumber?: number;
+	/** Wait before a retry (webhookFailAttemptPeriod, 10 minutes in EspoCRM). Default 0 here: retried at the next run. */
+	failAttemptPeriodMs?: number;
+	/** Default 5000 (webhookConnectTimeout). */
+	connectTimeoutMs?: number;
+	/** Default 10000 (webhookTimeout); a timeout counts as status 408. */
+	timeoutMs?: number;
+	/** Webhooks per API user (webhookMaxCountPerUser). Default 50. */
+	maxCountPerUser?: number;
 }
 
 export interface RecordedRequest {
@@ -56,6 +98,8 @@ export interface RecordedRequest {
 export type SandboxRecord = Record<string, any> & { id: string };
 
 export interface SandboxStore {
+	/** Attachment contents by attachment ID. */
+	readonly files: Map<string, Buffer>;
 	/** Creates without request, duplicate check or required-field check. Accepts read-only attributes such as createdAt (to place records in the past). */
 	create(entityType: string, fields: Record<string, unknown>): SandboxRecord;
 	get(entityType: string, id: string): SandboxRecord | undefined;
@@ -67,7 +111,20 @@ export interface SandboxStore {
 	link(entityType: string, id: string, link: string, foreignId: string): true;
 	unlink(entityType: string, id: string, link: string, foreignId: string): true;
 	related(entityType: string, id: string, link: string): SandboxRecord[];
+	/** Clears every record; the sandbox's users (SANDBOX_USERS) are created again. */
 	reset(): void;
+	/** Calls the listener after every record change, through the API or these methods; returns the unsubscribe function. */
+	onChange(listener: (event: ChangeEvent) => void): () => void;
+}
+
+export interface ChangeEvent {
+	action: 'create' | 'update' | 'delete';
+	entityType: string;
+	id: string;
+	/** What a webhook of the action carries: the created record, the changed attributes plus id, or { id }. */
+	data: Record<string, any>;
+	/** The record after the change (before it, for a delete). */
+	record: Record<string, any>;
 }
 
 export interface FaultFilter {
@@ -87,6 +144,12 @@ export interface FailNextOptions extends FaultFilter {
 	reason?: string;
 	/** JSON body of the refusal (none by default). */
 	body?: unknown;
+	/**
+	 * The refusal repeats every request header verbatim (Authorization, X-Api-Key, Espo-Authorization,
+	 * X-Hmac-Authorization included): X-Status-Reason `<reason> Request headers: Name: value; ...` and the JSON body
+	 * `{ message, requestHeaders: { Name: value } }`, as a misconfigured proxy does.
+	 */
+	echoRequestHeaders?: boolean;
 }
 
 export interface FailEveryOptions extends FaultFilter {
@@ -96,11 +159,15 @@ export interface FailEveryOptions extends FaultFilter {
 	reason?: string;
 	/** At most this many failures; unlimited by default. */
 	times?: number;
+	/** As in FailNextOptions. */
+	echoRequestHeaders?: boolean;
 }
 
 export interface DropNextOptions extends FaultFilter {
 	/** Default 1. */
 	count?: number;
+	/** Carry the request out first (records changed, webhooks queued), then drop the connection without an answer. */
+	after?: boolean;
 }
 
 export interface MaxInFlightOptions {
@@ -118,6 +185,12 @@ export interface SandboxFaults {
 	maxInFlight: MaxInFlightOptions | null;
 	/** A sending e-mail fails: 500, X-Status-Reason sendingFail, record kept as Draft. */
 	emailSendingFails: boolean;
+	/** Extra delay before POST /Auth answers, ms (widens token races). */
+	authLatencyMs: number;
+	/** Every request, API or not, gets 200 text/html with a small web page, as a web server's catch-all does. */
+	htmlCatchAll: boolean;
+	/** GET /I18n answers this status (and reason) instead of the labels; null: normal. */
+	i18nFailure: { status: number; reason?: string } | null;
 	failNext(options: FailNextOptions): void;
 	failEvery(options: FailEveryOptions): void;
 	dropNext(options?: DropNextOptions): void;
@@ -137,6 +210,85 @@ export interface OutboxMail {
 	sentAt: string;
 }
 
+export interface WebhookRecord {
+	id: string;
+	event: string;
+	url: string;
+	isActive: boolean;
+	/** The API user who made it; null for one an admin made without naming a user. */
+	userId: string | null;
+	userName: string | null;
+	entityType: string;
+	type: 'create' | 'update' | 'fieldUpdate' | 'delete';
+	field: string | null;
+	secretKey: string;
+	createdAt: string;
+	modifiedAt: string;
+}
+
+export interface WebhookDelivery {
+	webhookId: string;
+	event: string;
+	url: string;
+	/** The job run's clock, ms. */
+	at: number;
+	/** Content-Type, Content-Length, Accept and X-Signature = base64(`<webhookId>:` + raw HMAC-SHA256 of body with the secretKey). */
+	requestHeaders: Record<string, string>;
+	/** The exact body bytes (PHP's json_encode: `\/` and `\uXXXX` escapes). */
+	body: string;
+	/** The body parsed: the records, oldest first. */
+	payload: any[];
+	/** The receiver's status; 408 for a timeout, 0 for no answer. */
+	status: number;
+	error?: string;
+}
+
+export interface WebhookDeliveryReport {
+	/** deliver() or runJob() passes made (deliverAll: several). */
+	runs: number;
+	/** One entry per request: how many records, the status, and what happened to them. */
+	requests: Array<{
+		webhookId: string;
+		event: string;
+		url: string;
+		count: number;
+		status: number;
+		/** 2xx/3xx delivered; 410 webhookDeleted; 0, 401, 403, 404, 405, 408, 500, 503 retry (failed after the last attempt); others failed. */
+		outcome: 'delivered' | 'retry' | 'failed' | 'webhookDeleted';
+	}>;
+	statuses: number[];
+	/** Records given up: failed for good, their webhook gone or inactive, or not readable by the webhook's user. */
+	dropped: number;
+	/** Webhooks deleted because the receiver answered 410. */
+	deletedWebhooks: string[];
+	/** Queued events and deliveries still waiting (retries included). */
+	pending: number;
+}
+
+export interface SandboxWebhooks {
+	/** Every webhook, secretKey included. */
+	list(): WebhookRecord[];
+	/**
+	 * Delivers everything queued: each webhook gets its ready records, oldest first, up to batchSize (50) per POST;
+	 * each record is attempted once per call (a failed batch waits for a later call). `now` moves the clock (retry delays).
+	 */
+	deliver(options?: { now?: number }): Promise<WebhookDeliveryReport>;
+	/**
+	 * Exactly one run of EspoCRM 8.1.5's "Process Webhook Queue" job: up to eventPortionSize (20) queued events become
+	 * deliveries, then up to portionSize (20) webhooks get ONE request each of up to batchSize records.
+	 */
+	runJob(options?: { now?: number }): Promise<WebhookDeliveryReport>;
+	/** deliver() until nothing is ready (retries included when failAttemptPeriodMs is 0); at most maxRuns calls, default 100. */
+	deliverAll(options?: { maxRuns?: number; now?: number }): Promise<WebhookDeliveryReport>;
+	/** Every request made, in order. */
+	deliveries: WebhookDelivery[];
+	/** Calls deliver() every `ms` (what the option webhookDeliveryIntervalMs does). */
+	start(ms: number): void;
+	/** Stops the timer and waits for a run in progress. */
+	stop(): Promise<void>;
+	readonly config: Required<WebhookConfig>;
+}
+
 export interface Sandbox {
 	readonly origin: string;
 	/** origin + '/api/v1' */
@@ -144,10 +296,14 @@ export interface Sandbox {
 	readonly dialect: Dialect;
 	setDialect(dialect: Dialect): void;
 	setRestrictedScopes(entityTypes: string[]): void;
+	/** Whether API users' role allows the Webhook scope; without it every /Webhook request of theirs is 403 with an empty reason. reset() allows it again. */
+	setWebhookScope(allowed: boolean): void;
+	/** EspoCRM's webhooks: queued events, delivery, what was sent. */
+	readonly webhooks: SandboxWebhooks;
 	/** In arrival order. */
 	requests: RecordedRequest[];
 	clearRequests(): void;
-	/** Clears records, requests, faults, tokens, failed-login counters and the outbox; keeps the dialect. */
+	/** Clears records (webhooks too), webhook queues and deliveries, requests, faults, tokens, failed-login counters and the outbox; keeps the dialect. */
 	reset(): void;
 	readonly store: SandboxStore;
 	readonly faults: SandboxFaults;
@@ -159,6 +315,7 @@ export interface Sandbox {
 	readonly tokensIssued: number;
 	/** Highest number of requests being handled at once (counted on arrival, refused ones included). */
 	maxInFlightSeen: number;
+	/** Stops webhook delivery (waiting for a run in progress) and the server. */
 	close(): Promise<void>;
 }
 
@@ -173,6 +330,9 @@ export function seedDemoData(store: SandboxStore): {
 	emails: number;
 	projects: number;
 	users: number;
+	meetings: number;
+	calls: number;
+	tasks: number;
 };
 
 export const ENTITY_DEFS: Record<string, { fields: Record<string, any>; links: Record<string, any>; isCustom?: boolean }>;

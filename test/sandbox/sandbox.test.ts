@@ -1,6 +1,8 @@
 import axios, { AxiosRequestConfig, AxiosResponse } from 'axios';
 import { createHmac } from 'node:crypto';
-import { startSandbox, SANDBOX_CREDENTIALS, Sandbox } from '../sandbox';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startSandbox, SANDBOX_CREDENTIALS, SANDBOX_USERS, Sandbox } from '../sandbox';
 
 let sb: Sandbox;
 const KEY = { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey };
@@ -438,5 +440,738 @@ describe('faults and request log', () => {
 		const statuses = (await Promise.all(Array.from({ length: 6 }, () => get('/Contact')))).map((r) => r.status).sort();
 		expect(statuses).toEqual([200, 200, 200, 503, 503, 503]);
 		expect(sb.requests.filter((r) => r.status === 503).every((r) => r.endedAt! - r.startedAt < 50)).toBe(true);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers for the tests below.
+
+const ADMIN = { 'X-Api-Key': '', Authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.username}:${SANDBOX_CREDENTIALS.password}`).toString('base64')}` };
+/** X-Hmac-Authorization for one request (the path without /api/v1 and without the query). */
+function hmac(method: string, path: string): Record<string, string> {
+	const digest = createHmac('sha256', SANDBOX_CREDENTIALS.hmacSecret).update(`${method} ${path.split('?')[0]}`).digest();
+	return { 'X-Api-Key': '', 'X-Hmac-Authorization': Buffer.concat([Buffer.from(`${SANDBOX_CREDENTIALS.hmacApiKey}:`), digest]).toString('base64') };
+}
+async function bearer(): Promise<Record<string, string>> {
+	const tok = await axios.post(`${sb.baseUrl}/Auth`, { grant_type: 'client_credentials', client_id: SANDBOX_CREDENTIALS.clientId, client_secret: SANDBOX_CREDENTIALS.clientSecret });
+	return { 'X-Api-Key': '', Authorization: `Bearer ${tok.data.access_token}` };
+}
+const reason = (r: AxiosResponse) => [r.status, r.headers['x-status-reason']];
+
+interface Received {
+	headers: http.IncomingHttpHeaders;
+	raw: Buffer;
+	body: any;
+}
+/** A webhook receiver: answers each POST with the next status of `statuses` (then 200), records what came. */
+async function receiver(statuses: number[] = []): Promise<{ url: string; got: Received[]; close: () => Promise<void>; answer: number[] }> {
+	const got: Received[] = [];
+	const answer = [...statuses];
+	const server = http.createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			const raw = Buffer.concat(chunks);
+			got.push({ headers: req.headers, raw, body: JSON.parse(raw.toString('utf8')) });
+			res.writeHead(answer.length ? answer.shift()! : 200);
+			res.end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	const { port } = server.address() as AddressInfo;
+	return { url: `http://127.0.0.1:${port}/hook`, got, answer, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+/** Checks X-Signature the way a receiver must: on the raw body, base64(`<webhookId>:` + raw HMAC-SHA256). */
+function signatureOk(r: Received, webhookId: string, secretKey: string): boolean {
+	const expected = Buffer.concat([Buffer.from(`${webhookId}:`), createHmac('sha256', secretKey).update(r.raw).digest()]).toString('base64');
+	return r.headers['x-signature'] === expected;
+}
+
+describe('webhooks', () => {
+	test('only with EspoCRM: the standard dialect has no Webhook controller', async () => {
+		sb.setDialect('standard');
+		expect(reason(await post('/Webhook', { event: 'Contact.create', url: 'http://127.0.0.1:1/x' }))).toEqual([404, "Controller 'Webhook' does not exist."]);
+		sb.setDialect('espocrm');
+		expect((await post('/Webhook', { event: 'Contact.create', url: 'http://127.0.0.1:1/x' })).status).toBe(201);
+	});
+
+	test('create replies 201 with the webhook and its secret; the event is checked as EspoCRM does (403)', async () => {
+		const r = await post('/Webhook', { event: 'Contact.create', url: 'https://n8n.example.com/webhook/a', secretKey: 'mine', entityType: 'Lead' });
+		expect(r.status).toBe(201);
+		expect(r.data).toMatchObject({ event: 'Contact.create', url: 'https://n8n.example.com/webhook/a', isActive: true, entityType: 'Contact', type: 'create', field: null, userId: SANDBOX_USERS.apiKey.id });
+		expect(r.data.id).toMatch(/^[0-9a-f]{17}$/);
+		expect(r.data.secretKey).toMatch(/^[0-9a-f]{32}$/);
+		expect(r.data.createdAt).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+		const field = await post('/Webhook', { event: 'Contact.fieldUpdate.lastName', url: 'https://x.example.com' });
+		expect(field.data).toMatchObject({ type: 'fieldUpdate', field: 'lastName' });
+		const refused = async (event: unknown) => reason(await post('/Webhook', { event, url: 'https://x.example.com' }));
+		expect(await refused('Foo.create')).toEqual([403, 'Entity type is not available for Webhooks.']);
+		expect(await refused('Team.create')).toEqual([403, 'Entity type is not available for Webhooks.']);
+		expect(await refused('Contact.bogus')).toEqual([403, 'Not supported event.']);
+		expect(await refused('Contact')).toEqual([403, 'Not supported event.']);
+		expect(await refused('Contact.fieldUpdate')).toEqual([403, 'Field is empty.']);
+		expect(await refused('Contact.fieldUpdate.nope')).toEqual([403, 'Field does not exist.']);
+		expect(await refused(undefined)).toEqual([400, 'Field validation failure; entityType: Webhook, field: event, type: required.']);
+		expect(reason(await post('/Webhook', { event: 'Contact.create' }))).toEqual([400, 'Field validation failure; entityType: Webhook, field: url, type: required.']);
+		sb.setRestrictedScopes(['CProject']);
+		expect(await refused('CProject.create')).toEqual([403, 'Entity type is forbidden.']);
+		expect((await call('POST', '/Webhook', { event: 'CProject.create', url: 'https://x.example.com' }, ADMIN)).status).toBe(201);
+	});
+
+	test('API-key user, HMAC user and admin are different users; OAuth tokens are refused', async () => {
+		const mine = (await post('/Webhook', { event: 'Contact.create', url: 'https://a.example.com' })).data;
+		const hmacHook = (await call('POST', '/Webhook', { event: 'Lead.create', url: 'https://b.example.com' }, hmac('POST', '/Webhook'))).data;
+		expect(hmacHook.userId).toBe(SANDBOX_USERS.hmac.id);
+		const adminHook = (await call('POST', '/Webhook', { event: 'Account.create', url: 'https://c.example.com' }, ADMIN)).data;
+		expect(adminHook.userId).toBeNull();
+
+		const listKey = await get('/Webhook');
+		expect(listKey.data).toEqual({ total: 1, list: [expect.objectContaining({ id: mine.id, secretKey: mine.secretKey })] });
+		const listHmac = await call('GET', '/Webhook?maxSize=5', undefined, hmac('GET', '/Webhook'));
+		expect(listHmac.data.list.map((w: { id: string }) => w.id)).toEqual([hmacHook.id]);
+		// Admins see every webhook (Classes/Select/Webhook/AccessControlFilters/Mandatory).
+		expect((await call('GET', '/Webhook?orderBy=url&order=asc', undefined, ADMIN)).data.list.map((w: { id: string }) => w.id)).toEqual([mine.id, hmacHook.id, adminHook.id]);
+		expect((await get('/Webhook?maxSize=201')).status).toBe(403);
+
+		expect((await get(`/Webhook/${mine.id}`)).data.secretKey).toBe(mine.secretKey);
+		expect(reason(await get(`/Webhook/${hmacHook.id}`))).toEqual([403, "No 'read' access."]);
+		expect(reason(await get('/Webhook/nope'))).toEqual([404, 'Record nope does not exist.']);
+		expect(reason(await call('DELETE', `/Webhook/${hmacHook.id}`))).toEqual([403, 'No delete access.']);
+		expect(reason(await call('DELETE', '/Webhook/nope'))).toEqual([404, 'Record nope not found.']);
+
+		const oauth = await bearer();
+		expect(reason(await call('GET', '/Webhook', undefined, oauth))).toEqual([403, "No access to 'Webhook'."]);
+		expect(reason(await call('POST', '/Webhook', { event: 'Contact.create', url: 'https://d.example.com' }, oauth))).toEqual([403, "No access to 'Webhook'."]);
+
+		const del = await call('DELETE', `/Webhook/${mine.id}`);
+		expect([del.status, del.data]).toEqual([200, true]);
+		expect(sb.webhooks.list().map((w) => w.id).sort()).toEqual([hmacHook.id, adminHook.id].sort());
+		expect((await call('DELETE', `/Webhook/${hmacHook.id}`, undefined, ADMIN)).data).toBe(true);
+	});
+
+	test('at most 50 per API user; admins have no limit', async () => {
+		for (let i = 0; i < 50; i++) expect((await post('/Webhook', { event: 'Contact.create', url: `https://x.example.com/${i}` })).status).toBe(201);
+		expect(reason(await post('/Webhook', { event: 'Contact.create', url: 'https://x.example.com/50' }))).toEqual([403, 'Webhook number per user exceeded the limit.']);
+		// Another API user has its own count.
+		expect((await call('POST', '/Webhook', { event: 'Contact.create', url: 'https://y.example.com' }, hmac('POST', '/Webhook'))).status).toBe(201);
+		for (let i = 0; i < 51; i++) expect((await call('POST', '/Webhook', { event: 'Lead.create', url: `https://z.example.com/${i}` }, ADMIN)).status).toBe(201);
+	});
+
+	test('without the Webhook scope in the role: 403 with an empty reason (admins are not affected)', async () => {
+		sb.setWebhookScope(false);
+		expect(reason(await post('/Webhook', { event: 'Contact.create', url: 'https://x.example.com' }))).toEqual([403, '']);
+		expect(reason(await get('/Webhook'))).toEqual([403, '']);
+		expect((await get('/App/user')).data.acl.table.Webhook).toBe(false);
+		expect((await get('/Metadata')).data.scopes.Webhook).toBeUndefined();
+		expect((await call('POST', '/Webhook', { event: 'Contact.create', url: 'https://x.example.com' }, ADMIN)).status).toBe(201);
+		sb.reset();
+		expect((await get('/App/user')).data.acl.table.Webhook).toBe(true);
+		const other = await startSandbox({ restrictedScopes: ['Webhook'] });
+		try {
+			const r = await axios.post(`${other.baseUrl}/Webhook`, { event: 'Contact.create', url: 'https://x.example.com' }, { headers: KEY, validateStatus: () => true });
+			expect(reason(r)).toEqual([403, '']);
+		} finally {
+			await other.close();
+		}
+	});
+
+	test('events of the API, queued while a webhook exists, delivered by the job as EspoCRM sends them', async () => {
+		const rx = await receiver();
+		try {
+			const before = (await post('/Contact', { firstName: 'Too', lastName: 'Early' })).data;
+			const hooks: Record<string, { id: string; secretKey: string }> = {};
+			for (const event of ['Contact.create', 'Contact.update', 'Contact.delete', 'Contact.fieldUpdate.lastName', 'Contact.fieldUpdate.account']) {
+				hooks[event] = (await post('/Webhook', { event, url: `${rx.url}?e=${event}` })).data;
+			}
+			const acc = (await post('/Account', { name: 'Acme' })).data;
+			const c = (await post('/Contact', { firstName: 'Ada', lastName: 'Byron', title: 'Countess' })).data;
+			await call('PUT', `/Contact/${c.id}`, { lastName: 'Lovelace', title: 'Countess' });
+			await call('PUT', `/Contact/${c.id}`, { lastName: 'Lovelace' }); // nothing changes: no event
+			await call('PATCH', `/Contact/${c.id}`, { accountId: acc.id });
+			await call('DELETE', `/Contact/${c.id}`);
+			await call('DELETE', `/Contact/${before.id}`);
+			expect(rx.got).toHaveLength(0); // nothing is sent before the job runs
+
+			const report = await sb.webhooks.deliver();
+			expect(report.requests.map((r) => [r.event, r.count, r.status, r.outcome])).toEqual([
+				['Contact.create', 1, 200, 'delivered'],
+				['Contact.update', 2, 200, 'delivered'],
+				['Contact.fieldUpdate.lastName', 1, 200, 'delivered'],
+				['Contact.fieldUpdate.account', 1, 200, 'delivered'],
+				['Contact.delete', 2, 200, 'delivered'],
+			]);
+			expect(report).toMatchObject({ runs: 1, dropped: 0, deletedWebhooks: [], pending: 0 });
+			const byEvent = (event: string) => rx.got.find((r) => r.body && sb.webhooks.deliveries.find((d) => d.event === event && d.body === r.raw.toString())) as Received;
+
+			const created = byEvent('Contact.create');
+			expect(created.headers['content-type']).toBe('application/json');
+			expect(signatureOk(created, hooks['Contact.create'].id, hooks['Contact.create'].secretKey)).toBe(true);
+			expect(created.body).toEqual([expect.objectContaining({ id: c.id, firstName: 'Ada', lastName: 'Byron', title: 'Countess', createdAt: c.createdAt })]);
+			// Only the changed attributes plus id (the person's name changes with its last name).
+			expect(byEvent('Contact.update').body).toEqual([
+				{ id: c.id, lastName: 'Lovelace', name: 'Ada Lovelace' },
+				{ id: c.id, accountId: acc.id, accountName: 'Acme' },
+			]);
+			expect(byEvent('Contact.fieldUpdate.lastName').body).toEqual([{ id: c.id, lastName: 'Lovelace' }]);
+			expect(byEvent('Contact.fieldUpdate.account').body).toEqual([{ id: c.id, accountId: acc.id, accountName: 'Acme' }]);
+			// The contact deleted before any webhook existed is there: the delete came after.
+			expect(byEvent('Contact.delete').body).toEqual([{ id: c.id }, { id: before.id }]);
+			for (const r of rx.got) {
+				const d = sb.webhooks.deliveries.find((x) => x.body === r.raw.toString())!;
+				expect(signatureOk(r, d.webhookId, sb.webhooks.list().find((w) => w.id === d.webhookId)!.secretKey)).toBe(true);
+			}
+			expect((await sb.webhooks.deliver()).requests).toEqual([]);
+		} finally {
+			await rx.close();
+		}
+	});
+
+	test('mass update, mass delete, lead conversion and direct store changes make events too', async () => {
+		const rx = await receiver();
+		try {
+			for (const event of ['Contact.create', 'Contact.update', 'Contact.delete', 'Account.create', 'Lead.update']) await post('/Webhook', { event, url: rx.url });
+			const a = sb.store.create('Contact', { lastName: 'A' });
+			const b = sb.store.create('Contact', { lastName: 'B' });
+			sb.store.update('Contact', a.id, { title: 'Direct' });
+			await post('/MassAction', { entityType: 'Contact', action: 'update', params: { ids: [a.id, b.id] }, data: { description: 'mass' } });
+			await call('PUT', '/Contact/action/massUpdate', { ids: [b.id], attributes: { title: 'Std' } });
+			const lead = sb.store.create('Lead', { firstName: 'L', lastName: 'Ead' });
+			await post('/Lead/action/convert', { id: lead.id, records: { Account: { name: 'Conv' }, Contact: { firstName: 'L', lastName: 'Ead' } } });
+			await post('/MassAction', { entityType: 'Contact', action: 'delete', params: { ids: [a.id] } });
+			sb.store.delete('Contact', b.id);
+			await sb.webhooks.deliverAll();
+			const all = sb.webhooks.deliveries.flatMap((d) => d.payload.map((p) => [d.event, p.id, Object.keys(p).filter((k) => k !== 'id').sort().join(',')]));
+			expect(all).toEqual(expect.arrayContaining([
+				['Contact.create', a.id, expect.any(String)],
+				['Contact.update', a.id, 'title'],
+				['Contact.update', a.id, 'description'],
+				['Contact.update', b.id, 'description'],
+				['Contact.update', b.id, 'title'],
+				['Account.create', expect.any(String), expect.stringContaining('name')],
+				['Lead.update', lead.id, expect.stringContaining('createdAccountId')],
+				['Contact.delete', a.id, ''],
+				['Contact.delete', b.id, ''],
+			]));
+			const leadUpdate = sb.webhooks.deliveries.find((d) => d.event === 'Lead.update')!.payload[0];
+			expect(leadUpdate).toMatchObject({ id: lead.id, status: 'Converted' });
+			expect(Object.keys(leadUpdate)).not.toContain('modifiedAt');
+		} finally {
+			await rx.close();
+		}
+	});
+
+	test('batches: deliver() sends everything queued, up to 50 records per request; runJob() is one EspoCRM run', async () => {
+		const rx = await receiver();
+		try {
+			await post('/Webhook', { event: 'Account.create', url: rx.url });
+			for (let i = 0; i < 120; i++) sb.store.create('Account', { name: `A${i}` });
+			const report = await sb.webhooks.deliver();
+			expect(report.requests.map((r) => r.count)).toEqual([50, 50, 20]);
+			expect(rx.got.flatMap((r) => r.body.map((x: { name: string }) => x.name))).toEqual(Array.from({ length: 120 }, (_, i) => `A${i}`));
+			// EspoCRM's job takes 20 events per run, and sends one request per webhook and run.
+			for (let i = 0; i < 70; i++) sb.store.create('Account', { name: `B${i}` });
+			const first = await sb.webhooks.runJob();
+			expect([first.requests.map((r) => r.count), first.pending]).toEqual([[20], 50]);
+			const runs = [];
+			for (let r = await sb.webhooks.runJob(); r.requests.length; r = await sb.webhooks.runJob()) runs.push(r.requests[0].count);
+			expect(runs).toEqual([20, 20, 10]);
+		} finally {
+			await rx.close();
+		}
+		const small = await startSandbox({ webhookConfig: { batchSize: 7 } });
+		const rx2 = await receiver();
+		try {
+			await axios.post(`${small.baseUrl}/Webhook`, { event: 'Account.create', url: rx2.url }, { headers: KEY });
+			for (let i = 0; i < 16; i++) small.store.create('Account', { name: `C${i}` });
+			expect((await small.webhooks.deliver()).requests.map((r) => r.count)).toEqual([7, 7, 2]);
+		} finally {
+			await small.close();
+			await rx2.close();
+		}
+	});
+
+	test('what the answer means: retried 4 times, given up, webhook deleted on 410', async () => {
+		const rx = await receiver([500, 503, 401, 500, 404, 410]);
+		try {
+			const hook = (await post('/Webhook', { event: 'Contact.create', url: rx.url })).data;
+			sb.store.create('Contact', { lastName: 'One' });
+			const report = await sb.webhooks.deliverAll();
+			// Four attempts, then the batch is dropped.
+			expect(report.requests.map((r) => [r.status, r.outcome])).toEqual([[500, 'retry'], [503, 'retry'], [401, 'retry'], [500, 'failed']]);
+			expect(report.dropped).toBe(1);
+			sb.store.create('Contact', { lastName: 'Two' });
+			sb.store.create('Contact', { lastName: 'Three' });
+			const next = await sb.webhooks.deliverAll();
+			expect(next.requests.map((r) => [r.status, r.outcome])).toEqual([[404, 'retry'], [410, 'webhookDeleted']]);
+			expect(next.deletedWebhooks).toEqual([hook.id]);
+			expect(sb.webhooks.list()).toEqual([]);
+			expect((await get(`/Webhook/${hook.id}`)).status).toBe(404);
+		} finally {
+			await rx.close();
+		}
+	});
+
+	test('other 4xx and 5xx give up at once; no answer is status 0 and retried; a timeout is 408', async () => {
+		const rx = await receiver([400, 502]);
+		try {
+			await post('/Webhook', { event: 'Contact.create', url: rx.url });
+			sb.store.create('Contact', { lastName: 'One' });
+			expect((await sb.webhooks.deliverAll()).requests.map((r) => [r.status, r.outcome])).toEqual([[400, 'failed']]);
+			sb.store.create('Contact', { lastName: 'Two' });
+			expect((await sb.webhooks.deliverAll()).requests.map((r) => [r.status, r.outcome])).toEqual([[502, 'failed']]);
+		} finally {
+			await rx.close();
+		}
+		sb.reset();
+		// Nothing listens there any more.
+		await post('/Webhook', { event: 'Contact.create', url: rx.url });
+		sb.store.create('Contact', { lastName: 'Gone' });
+		const refused = await sb.webhooks.deliver();
+		expect(refused.requests.map((r) => [r.status, r.outcome])).toEqual([[0, 'retry']]);
+		const slow = http.createServer(() => undefined);
+		await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', () => resolve()));
+		const other = await startSandbox({ webhookConfig: { timeoutMs: 100, failAttemptPeriodMs: 600_000 } });
+		try {
+			await axios.post(`${other.baseUrl}/Webhook`, { event: 'Contact.create', url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/` }, { headers: KEY });
+			other.store.create('Contact', { lastName: 'Slow' });
+			const t = await other.webhooks.deliverAll();
+			expect(t.requests.map((r) => [r.status, r.outcome])).toEqual([[408, 'retry']]);
+			// The retry waits 10 minutes: a later run finds it due.
+			expect(t.pending).toBe(1);
+			expect((await other.webhooks.deliver({ now: Date.now() + 600_001 })).requests.map((r) => r.status)).toEqual([408]);
+		} finally {
+			await other.close();
+			slow.closeAllConnections();
+			await new Promise((resolve) => slow.close(resolve));
+		}
+	});
+
+	test('records the webhook user may not read are left out; the body is PHP JSON, signed as sent', async () => {
+		const rx = await receiver();
+		try {
+			const hook = (await post('/Webhook', { event: 'CProject.create', url: rx.url })).data;
+			sb.setRestrictedScopes(['CProject']);
+			sb.store.create('CProject', { name: 'Hidden' });
+			const report = await sb.webhooks.deliver();
+			expect([report.requests.length, report.dropped]).toEqual([0, 1]);
+			sb.setRestrictedScopes([]);
+			sb.store.create('CProject', { name: 'Ünïcode / "quoted" 😀', cWebsite: 'https://x.example.com/a' });
+			await sb.webhooks.deliver();
+			const raw = rx.got[0].raw.toString('utf8');
+			expect(raw).toContain('\\u00dcn\\u00efcode \\/ \\"quoted\\" \\ud83d\\ude00');
+			expect(raw).toContain('https:\\/\\/x.example.com\\/a');
+			expect(signatureOk(rx.got[0], hook.id, hook.secretKey)).toBe(true);
+			expect(rx.got[0].body[0].name).toBe('Ünïcode / "quoted" 😀');
+		} finally {
+			await rx.close();
+		}
+	});
+
+	test('delivered on a timer with webhookDeliveryIntervalMs, until close()', async () => {
+		const rx = await receiver();
+		const timed = await startSandbox({ webhookDeliveryIntervalMs: 30 });
+		try {
+			await axios.post(`${timed.baseUrl}/Webhook`, { event: 'Lead.create', url: rx.url }, { headers: KEY });
+			await axios.post(`${timed.baseUrl}/Lead`, { lastName: 'Timed' }, { headers: KEY });
+			for (let i = 0; i < 100 && rx.got.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+			expect(rx.got[0].body[0]).toMatchObject({ lastName: 'Timed' });
+		} finally {
+			await timed.close();
+			await rx.close();
+		}
+	});
+});
+
+describe('labels: GET /I18n', () => {
+	test("EspoCRM's en_US labels for the sandbox's types, shaped as EspoCRM serves them", async () => {
+		const r = await get('/I18n?default=true');
+		expect(r.status).toBe(200);
+		const d = r.data;
+		expect(d.Global.scopeNames).toMatchObject({ Contact: 'Contact', Opportunity: 'Opportunity', Meeting: 'Meeting', CProject: 'Project' });
+		expect(d.Global.scopeNamesPlural).toMatchObject({ Contact: 'Contacts', Opportunity: 'Opportunities', CProject: 'Projects' });
+		expect(d.Global.fields.createdAt).toBe('Created At');
+		// A scope file has its own labels; the common ones are in Global (the client falls back to them).
+		expect(d.Contact.fields).toMatchObject({ title: 'Account Title', doNotCall: 'Do Not Call' });
+		expect(d.Contact.fields.createdAt).toBeUndefined();
+		expect(d.Contact.links.account).toBe('Account (Primary)');
+		expect(d.Lead.options.status).toEqual({ New: 'New', Assigned: 'Assigned', 'In Process': 'In Process', Converted: 'Converted', Recycled: 'Recycled', Dead: 'Dead' });
+		expect(d.Meeting.fields).toMatchObject({ dateStart: 'Date Start', dateStartDate: 'Date Start (all day)' });
+		expect(d.Opportunity.options.stage['Closed Won']).toBe('Closed Won');
+		expect(d.CProject.fields.cAccountIndustry).toBe('Account Industry');
+		// Any query is the same; the standard dialect has none of it.
+		expect((await get('/I18n')).data).toEqual(d);
+		sb.setRestrictedScopes(['CProject']);
+		const cut = (await get('/I18n?default=true')).data;
+		expect([cut.CProject, cut.Global.scopeNames.CProject]).toEqual([undefined, undefined]);
+		sb.setDialect('standard');
+		expect(reason(await get('/I18n?default=true'))).toEqual([404, "Controller 'I18n' does not exist."]);
+	});
+
+	test('needs no login: without (good) credentials the system user gets Global without scope labels', async () => {
+		const anon = await axios.get(`${sb.baseUrl}/I18n?default=true`, { validateStatus: () => true });
+		expect(anon.status).toBe(200);
+		expect(anon.data.Global.scopeNames).toBeUndefined();
+		expect(anon.data.Contact).toBeUndefined();
+		const bad = await axios.get(`${sb.baseUrl}/I18n?default=true`, { headers: { 'X-Api-Key': 'wrong' }, validateStatus: () => true });
+		expect([bad.status, bad.data.Global.scopeNames]).toEqual([200, undefined]);
+	});
+
+	test('a fault switch makes it fail, for the fallback to names', async () => {
+		sb.faults.i18nFailure = { status: 403 };
+		expect(reason(await get('/I18n?default=true'))).toEqual([403, '']);
+		expect(reason(await get('/I18n?default=true'))).toEqual([403, '']);
+		sb.faults.clear();
+		expect((await get('/I18n?default=true')).status).toBe(200);
+	});
+});
+
+describe('field types', () => {
+	test('Meeting: datetimeOptional dates, all-day records, required fields, duration, parent and attendees', async () => {
+		const acc = (await post('/Account', { name: 'Acme' })).data;
+		expect(reason(await post('/Meeting', { name: 'M', dateStart: '2026-05-01 10:00:00' }))).toEqual([400, 'Field validation failure; entityType: Meeting, field: assignedUser, type: required.']);
+		expect(reason(await post('/Meeting', { name: 'M', assignedUserId: SANDBOX_USERS.apiKey.id }))).toEqual([400, 'Field validation failure; entityType: Meeting, field: dateStart, type: required.']);
+		// A date written into the date-time attribute is not valid; ISO 8601 with T neither (EspoCRM 8.1.5).
+		for (const dateStart of ['2026-05-01', '2026-05-01T10:00:00Z']) {
+			expect(reason(await post('/Meeting', { name: 'M', dateStart, assignedUserId: SANDBOX_USERS.apiKey.id }))).toEqual([400, 'Field validation failure; entityType: Meeting, field: dateStart, type: valid.']);
+		}
+		expect(reason(await post('/Meeting', { name: 'M<x>', dateStart: '2026-05-01 10:00', assignedUserId: SANDBOX_USERS.apiKey.id }))).toEqual([400, 'Field validation failure; entityType: Meeting, field: name, type: pattern.']);
+		const timed = await post('/Meeting', { name: 'Timed', dateStart: '2026-05-01 10:00', dateEnd: '2026-05-01 11:30:00', parentType: 'Account', parentId: acc.id, assignedUserId: SANDBOX_USERS.apiKey.id });
+		expect(timed.status).toBe(200);
+		// The create reply shows the duration's default, as EspoCRM's; a read computes it.
+		expect(timed.data).toMatchObject({ dateStart: '2026-05-01 10:00:00', duration: 3600, accountId: acc.id, accountName: 'Acme', usersIds: [SANDBOX_USERS.apiKey.id], status: 'Planned', isAllDay: false });
+		expect((await get(`/Meeting/${timed.data.id}`)).data).toMatchObject({ duration: 5400, dateStartDate: null, usersNames: { [SANDBOX_USERS.apiKey.id]: 'API Key User' } });
+		// dateEnd may be left out (its required check is suppressed).
+		const allDay = await post('/Meeting', { name: 'Offsite', dateStartDate: '2026-05-04', dateEndDate: '2026-05-05', assignedUserId: SANDBOX_USERS.apiKey.id });
+		expect(allDay.data).toMatchObject({ dateStart: '2026-05-04 00:00:00', dateEnd: '2026-05-06 00:00:00', dateStartDate: '2026-05-04', dateEndDate: '2026-05-05' });
+		// While the date part is set, it decides the time: clear it to make the meeting timed again.
+		const stays = await call('PUT', `/Meeting/${allDay.data.id}`, { dateStart: '2026-05-04 09:00:00' });
+		expect(stays.data.dateStart).toBe('2026-05-04 00:00:00');
+		const retimed = await call('PUT', `/Meeting/${allDay.data.id}`, { dateStart: '2026-05-04 09:00:00', dateStartDate: null });
+		expect(retimed.data).toMatchObject({ dateStart: '2026-05-04 09:00:00', dateStartDate: null });
+		expect(reason(await post('/Meeting', { name: 'M', dateStartDate: '2026-02-30', assignedUserId: '1' }))).toEqual([400, 'Field validation failure; entityType: Meeting, field: dateStart, type: valid.']);
+		expect(reason(await post('/Meeting', { name: 'M', dateStart: '2026-05-01 10:00', assignedUserId: 'nobody' }))).toEqual([403, "Can't relate with non-existing record. entity type: Meeting, link: assignedUser."]);
+		const contact = sb.store.create('Contact', { lastName: 'Guest' });
+		const withGuest = await post('/Meeting', { name: 'G', dateStart: '2026-04-30 10:00', contactsIds: [contact.id], assignedUserId: '1' });
+		expect(sb.store.related('Contact', contact.id, 'meetings').map((m) => m.id)).toEqual([withGuest.data.id]);
+		expect((await get(`/Account/${acc.id}/meetings`)).data.list.map((m: { name: string }) => m.name)).toEqual(['Timed']);
+		// Meetings list newest start first (collection orderBy dateStart desc).
+		expect((await get('/Meeting')).data.list.map((m: { name: string }) => m.name)).toEqual(['Offsite', 'Timed', 'G']);
+	});
+
+	test('Call: plain datetime, both dates required; Task: optional dates and its completion date', async () => {
+		const user = SANDBOX_USERS.apiKey.id;
+		expect(reason(await post('/Call', { name: 'C', dateStart: '2026-05-01 10:00:00', assignedUserId: user }))).toEqual([400, 'Field validation failure; entityType: Call, field: dateEnd, type: required.']);
+		const call1 = await post('/Call', { name: 'C', dateStart: '2026-05-01 10:00:00', dateEnd: '2026-05-01 10:05:00', assignedUserId: user, dateStartDate: '2026-01-01' });
+		expect(call1.data).toMatchObject({ direction: 'Outbound', duration: 300 });
+		expect(call1.data).not.toHaveProperty('dateStartDate');
+		const task = await post('/Task', { name: 'T', assignedUserId: user });
+		expect(task.data).toMatchObject({ status: 'Not Started', priority: 'Normal', dateCompleted: null });
+		const due = await call('PUT', `/Task/${task.data.id}`, { dateEndDate: '2026-06-01', status: 'Completed' });
+		expect(due.data).toMatchObject({ dateEnd: '2026-06-02 00:00:00', dateEndDate: '2026-06-01', status: 'Completed' });
+		expect(due.data.dateCompleted).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+		expect((await call('PUT', `/Task/${task.data.id}`, { status: 'Started' })).data.dateCompleted).toBeNull();
+	});
+
+	test('CProject: one field of each remaining type, validated as EspoCRM validates it', async () => {
+		const acc = sb.store.create('Account', { name: 'Acme', industry: 'Software' });
+		const r = await post('/CProject', {
+			name: 'P', cCategory: 'Anything goes', cNumber: 'X-1', cSeq: 99, cTags: ['a', 'b'], cChecklist: ['Scope agreed'], cLinks: ['https://a.example.com', 'b.example.com/x'],
+			cSettings: { a: 1 }, cSteps: [1, 'two', { three: 3 }], accountId: acc.id, cAccountIndustry: 'Banking', cNotes: '<p>Hi</p>', cWebsite: 'www.example.com',
+			emailAddress: 'p@example.com', phoneNumber: '+1 555 0100', budget: '12.5', hours: '3', priority: '4', isBillable: 'yes', startDate: '2026-02-01', deadline: '2026-02-01 10:00',
+		});
+		expect(r.status).toBe(200);
+		// number and autoincrement are set by the server; bool takes only true/'true'/1/'1'; numbers are converted.
+		expect(r.data).toMatchObject({
+			cNumber: 'PRJ-00001', cSeq: 1, cTags: ['a', 'b'], cSettings: { a: 1 }, cSteps: [1, 'two', { three: 3 }], budget: 12.5, budgetCurrency: 'USD',
+			hours: 3, priority: 4, isBillable: false, deadline: '2026-02-01 10:00:00', phoneNumber: '+15550100',
+		});
+		const read = (await get(`/CProject/${r.data.id}`)).data;
+		expect(read).toMatchObject({ cAccountIndustry: 'Software', cFilesIds: [], cContractId: null, cSuccessorId: null, labels: [] });
+		expect((await post('/CProject', { name: 'Q' })).data.cNumber).toBe('PRJ-00002');
+		expect((await call('PUT', `/CProject/${r.data.id}`, { cNumber: 'Y', cSeq: 5 })).data).toMatchObject({ cNumber: 'PRJ-00001', cSeq: 1 });
+		expect((await post('/CProject', { name: 'S', cSettings: [1, 2] })).data.cSettings).toBeNull();
+
+		const fails = async (data: Record<string, unknown>) => (await post('/CProject', { name: 'F', ...data })).headers['x-status-reason'];
+		const v = (field: string, type: string) => `Field validation failure; entityType: CProject, field: ${field}, type: ${type}.`;
+		expect(await fails({ cTags: 'a' })).toBe(v('cTags', 'array'));
+		expect(await fails({ cTags: [1] })).toBe(v('cTags', 'arrayOfString'));
+		expect(await fails({ cTags: ['x'.repeat(101)] })).toBe(v('cTags', 'maxItemLength'));
+		expect(await fails({ cChecklist: ['Nope'] })).toBe(v('cChecklist', 'valid'));
+		expect(await fails({ labels: ['Client', ''] })).toBe(v('labels', 'valid'));
+		expect(await fails({ cLinks: [''] })).toBe(v('cLinks', 'noEmptyString'));
+		expect(await fails({ labels: ['Nope'] })).toBe(v('labels', 'valid'));
+		expect(await fails({ cLinks: ['not a url'] })).toBe(v('cLinks', 'pattern'));
+		expect(await fails({ cSteps: { a: 1 } })).toBe(v('cSteps', 'array'));
+		expect(await fails({ cWebsite: 'nope' })).toBe(v('cWebsite', 'valid'));
+		expect(await fails({ emailAddress: 'nope' })).toBe(v('emailAddress', 'emailAddress'));
+		expect(await fails({ hours: 'abc' })).toBe(v('hours', 'valid'));
+		// intval('abc') is 0, which min=1 refuses before `valid` is checked.
+		expect(await fails({ priority: 'abc' })).toBe(v('priority', 'min'));
+		expect(await fails({ priority: 9 })).toBe(v('priority', 'max'));
+		expect(await fails({ budget: 10, budgetCurrency: 'XYZ' })).toBe(v('budget', 'validCurrency'));
+		expect(await fails({ status: 'Nope' })).toBe(v('status', 'valid'));
+		expect(await fails({ startDate: '2026-02-30' })).toBe(v('startDate', 'valid'));
+		expect(await fails({ deadline: '2026-02-01' })).toBe(v('deadline', 'valid'));
+		expect(await fails({ cCategory: 'x'.repeat(101) })).toBe(v('cCategory', 'maxLength'));
+		expect(await fails({ cContractId: 'has space' })).toBe(v('cContract', 'pattern'));
+		expect(await fails({ name: '' })).toBe(v('name', 'required'));
+		expect((await post('/CProject', { name: 'F', cContractId: 'missing' })).headers['x-status-reason']).toBe("Can't relate with non-existing record. entity type: CProject, link: cContract.");
+		expect((await post('/CProject', { name: 'F', cNotes: {} })).status).toBe(500);
+	});
+
+	test('linkOne and file fields, attachmentMultiple', async () => {
+		const a = (await post('/CProject', { name: 'A' })).data;
+		const b = (await post('/CProject', { name: 'B', cPredecessorId: a.id })).data;
+		expect((await get(`/CProject/${a.id}`)).data).toMatchObject({ cSuccessorId: b.id, cSuccessorName: 'B' });
+		const c = (await post('/CProject', { name: 'C' })).data;
+		// Writing the linkOne side moves the other record's link (one-to-one).
+		await call('PUT', `/CProject/${a.id}`, { cSuccessorId: c.id });
+		expect([sb.store.get('CProject', b.id)!.cPredecessorId, sb.store.get('CProject', c.id)!.cPredecessorId]).toEqual([null, a.id]);
+
+		const upload = (name: string, field: string, type = 'application/pdf', bytes = Buffer.from('%PDF-1.4')) =>
+			post('/Attachment', { name, type, role: 'Attachment', relatedType: 'CProject', field, file: `data:${type};base64,${bytes.toString('base64')}` });
+		const contract = (await upload('c.pdf', 'cContract')).data;
+		const f1 = (await upload('1.txt', 'cFiles', 'text/plain')).data;
+		const f2 = (await upload('2.txt', 'cFiles', 'text/plain')).data;
+		const p = await post('/CProject', { name: 'Files', cContractId: contract.id, cFilesIds: [f1.id, f2.id] });
+		expect(p.data).toMatchObject({ cContractId: contract.id, cContractName: 'c.pdf', cFilesIds: [f1.id, f2.id], cFilesNames: { [f1.id]: '1.txt', [f2.id]: '2.txt' } });
+		expect((await get(`/CProject/${p.data.id}`)).data.cFilesTypes).toEqual({ [f1.id]: 'text/plain', [f2.id]: 'text/plain' });
+		// An image must be an image: extension, declared type and contents agree.
+		const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+		expect((await upload('logo.png', 'cLogo', 'image/png', png)).status).toBe(200);
+		expect(reason(await upload('logo.pdf', 'cLogo', 'application/pdf'))).toEqual([403, 'Not allowed file type.']);
+		expect(reason(await upload('logo.png', 'cLogo', 'image/jpeg', png))).toEqual([403, 'Passed type does not correspond to extension.']);
+		expect(reason(await upload('logo.png', 'cLogo', 'image/png', Buffer.from('not png')))).toEqual([403, 'Detected mime type does not correspond to extension.']);
+		expect(reason(await upload('x.txt', 'name'))).toEqual([403, "Field type 'varchar' is not allowed for Attachment."]);
+		expect(reason(await upload('x.txt', 'nope'))).toEqual([403, "Field 'nope' does not exist."]);
+	});
+
+	test('GET /Metadata shows the fields as EspoCRM does', async () => {
+		const d = (await get('/Metadata')).data;
+		const meeting = d.entityDefs.Meeting.fields;
+		expect(meeting.dateStart).toEqual({ type: 'datetimeOptional', required: true, default: 'javascript: return this.dateTime.getNow(15);' });
+		expect(meeting.dateEnd).toEqual({ type: 'datetimeOptional', required: true, after: 'dateStart', suppressValidationList: ['required'] });
+		// The builder adds the date part of a datetimeOptional field; Task's own definition is merged over it.
+		expect(meeting.dateStartDate).toEqual({ type: 'date', disabled: true });
+		expect(d.entityDefs.Task.fields.dateEndDate).toEqual({ type: 'date', disabled: true, utility: true });
+		expect(meeting.duration).toMatchObject({ type: 'duration', notStorable: true, start: 'dateStart', end: 'dateEnd', default: 3600 });
+		expect(meeting.assignedUser).toEqual({ type: 'link', required: true });
+		expect(meeting.account).toEqual({ type: 'link', readOnly: true });
+		expect(d.entityDefs.Call.fields.dateStart.type).toBe('datetime');
+		expect(d.entityDefs.Meeting.links.contacts).toMatchObject({ type: 'hasMany', entity: 'Contact', foreign: 'meetings' });
+		expect(d.entityDefs.Meeting.collection).toMatchObject({ orderBy: 'dateStart', order: 'desc' });
+		expect(d.scopes.Meeting).toMatchObject({ entity: true, object: true });
+		expect(d.scopes.Team.object).toBeUndefined();
+		const p = d.entityDefs.CProject.fields;
+		// number and autoincrement carry their type's fieldDefs but no readOnly flag: the type makes them read-only.
+		expect(p.cNumber).toEqual({ type: 'number', len: 36, notNull: false, unique: false, prefix: 'PRJ-', padLength: 5, nextNumber: 1, isCustom: true });
+		expect(p.cSeq).toEqual({ type: 'autoincrement', autoincrement: true, unique: true, isCustom: true });
+		expect(p.cAccountIndustry).toEqual({ type: 'foreign', link: 'account', field: 'industry', readOnly: true, isCustom: true });
+		expect(p.cSuccessor).toEqual({ type: 'linkOne', isCustom: true });
+		expect(p.cFiles).toEqual({ type: 'attachmentMultiple', isCustom: true });
+		expect(p.cCategory).toEqual({ type: 'varchar', maxLength: 100, options: ['Internal', 'Customer', 'Partner'], isCustom: true });
+		for (const [field, type] of [['cTags', 'array'], ['cChecklist', 'checklist'], ['cLinks', 'urlMultiple'], ['cContract', 'file'], ['cLogo', 'image'], ['cSettings', 'jsonObject'], ['cSteps', 'jsonArray'], ['cNotes', 'wysiwyg'], ['cWebsite', 'url']]) {
+			expect(`${field}: ${p[field].type}`).toBe(`${field}: ${type}`);
+		}
+		expect(d.entityDefs.CProject.links.cSuccessor).toEqual({ type: 'hasOne', entity: 'CProject', foreign: 'cPredecessor', isCustom: true });
+		expect(d.entityDefs.Email.fields.attachments.type).toBe('attachmentMultiple');
+	});
+});
+
+describe('date-time filters as EspoCRM computes them (dateTime=true)', () => {
+	const at = (iso: string) => sb.store.create('Contact', { lastName: iso, createdAt: iso.replace('T', ' ').replace('Z', '') }).id;
+	const q = async (item: Record<string, unknown>) => (await ids('Contact', [{ attribute: 'createdAt', dateTime: true, ...item }], '&orderBy=createdAt&order=asc')).map((id) => sb.store.get('Contact', id)!.lastName);
+
+	test('a day is a day in the time zone: UTC-11 and UTC+14', async () => {
+		for (const iso of ['2026-01-15T10:59:59Z', '2026-01-15T11:00:00Z', '2026-01-16T10:59:59Z', '2026-01-16T11:00:00Z', '2026-01-14T09:59:59Z', '2026-01-14T10:00:00Z', '2026-01-15T09:59:59Z', '2026-01-15T10:00:00Z']) at(iso);
+		expect(await q({ type: 'on', value: '2026-01-15', timeZone: 'Pacific/Pago_Pago' })).toEqual(['2026-01-15T11:00:00Z', '2026-01-16T10:59:59Z']);
+		expect(await q({ type: 'on', value: '2026-01-15', timeZone: 'Pacific/Kiritimati' })).toEqual(['2026-01-14T10:00:00Z', '2026-01-15T09:59:59Z']);
+		// after a day: from the next day on (the end of the day is excluded by > 23:59:59).
+		expect(await q({ type: 'after', value: '2026-01-15', timeZone: 'Pacific/Pago_Pago' })).toEqual(['2026-01-16T11:00:00Z']);
+		expect(await q({ type: 'before', value: '2026-01-15', timeZone: 'Pacific/Kiritimati' })).toEqual(['2026-01-14T09:59:59Z']);
+		expect(await q({ type: 'between', value: ['2026-01-15', '2026-01-15'], timeZone: 'Pacific/Kiritimati' })).toEqual(['2026-01-14T10:00:00Z', '2026-01-15T09:59:59Z']);
+		// A value without a zone is wall-clock time there; one with an offset or Z is that instant, whatever the zone.
+		expect(await q({ type: 'between', value: ['2026-01-15 00:00:00', '2026-01-15 23:59:59'], timeZone: 'Pacific/Pago_Pago' })).toEqual(['2026-01-15T11:00:00Z', '2026-01-16T10:59:59Z']);
+		expect(await q({ type: 'between', value: ['2026-01-15T11:00:00Z', '2026-01-16T00:00:00+01:00'], timeZone: 'Pacific/Kiritimati' })).toEqual(['2026-01-15T11:00:00Z']);
+		expect(await q({ type: 'on', value: '2026-01-15T10:00:00+00:00', timeZone: 'Pacific/Pago_Pago' })).toEqual(['2026-01-15T10:00:00Z']);
+		expect(await q({ type: 'after', value: '2026-01-16T10:59:59Z', timeZone: 'Pacific/Kiritimati' })).toEqual(['2026-01-16T11:00:00Z']);
+		// Without dateTime: the stored UTC text is compared with the value (a date is midnight UTC).
+		expect(await ids('Contact', [{ type: 'on', attribute: 'createdAt', value: '2026-01-15' }])).toEqual([]);
+		const after = await ids('Contact', [{ type: 'after', attribute: 'createdAt', value: '2026-01-16', timeZone: 'Pacific/Kiritimati' }]);
+		expect(after.map((id) => sb.store.get('Contact', id)!.lastName).sort()).toEqual(['2026-01-16T10:59:59Z', '2026-01-16T11:00:00Z']);
+	});
+
+	test('America/New_York across the DST change: 23-hour day; between adds its day in UTC (an hour too much)', async () => {
+		for (const iso of ['2026-03-08T04:59:59Z', '2026-03-08T05:00:00Z', '2026-03-09T03:59:59Z', '2026-03-09T04:00:00Z', '2026-03-09T04:59:59Z', '2026-03-09T05:00:00Z']) at(iso);
+		const tz = 'America/New_York';
+		expect(await q({ type: 'on', value: '2026-03-08', timeZone: tz })).toEqual(['2026-03-08T05:00:00Z', '2026-03-09T03:59:59Z']);
+		expect(await q({ type: 'between', value: ['2026-03-08', '2026-03-08'], timeZone: tz })).toEqual(['2026-03-08T05:00:00Z', '2026-03-09T03:59:59Z', '2026-03-09T04:00:00Z', '2026-03-09T04:59:59Z']);
+		expect(await q({ type: 'after', value: '2026-03-08', timeZone: tz })).toEqual(['2026-03-09T04:00:00Z', '2026-03-09T04:59:59Z', '2026-03-09T05:00:00Z']);
+		// 02:30 does not exist that night: PHP reads it as 03:30 EDT (07:30 UTC).
+		expect(await q({ type: 'before', value: '2026-03-08 02:30:00', timeZone: tz })).toEqual(['2026-03-08T04:59:59Z', '2026-03-08T05:00:00Z']);
+	});
+
+	test('quirks kept: notOn and value types lose their value; bad zone or empty value is a 500', async () => {
+		at('2026-01-15T12:00:00Z');
+		at('2026-02-15T12:00:00Z');
+		// DateTimeItemTransformer has no notOn: the item becomes `createdAt != NULL`, every record.
+		expect(await q({ type: 'notOn', value: '2026-01-15', timeZone: 'UTC' })).toEqual(['2026-01-15T12:00:00Z', '2026-02-15T12:00:00Z']);
+		expect(await q({ type: 'greaterThan', value: '2000-01-01 00:00:00', timeZone: 'UTC' })).toEqual([]);
+		expect(await q({ type: 'equals', value: '2026-01-15 12:00:00', timeZone: 'UTC' })).toEqual([]);
+		expect(reason(await get(`/Contact?${whereQs([{ type: 'on', attribute: 'createdAt', dateTime: true, timeZone: 'Mars/Olympus' , value: '2026-01-15' }])}`))).toEqual([500, '']);
+		expect(reason(await get(`/Contact?${whereQs([{ type: 'on', attribute: 'createdAt', dateTime: true, value: '' }])}`))).toEqual([500, 'Bad where item. Empty value.']);
+		// `dateTime=false` is a non-empty string: PHP takes it as true.
+		expect((await get(`/Contact?${whereQs([{ type: 'on', attribute: 'createdAt', dateTime: 'false', timeZone: 'UTC', value: '2026-01-15' }])}`)).data.total).toBe(1);
+		expect((await get(`/Contact?${whereQs([{ type: 'nextYear', attribute: 'createdAt' }])}`)).status).toBe(500);
+	});
+
+	test('today and periods in far zones find a record created now', async () => {
+		const id = sb.store.create('Contact', { lastName: 'Now' }).id;
+		for (const timeZone of ['Pacific/Pago_Pago', 'America/New_York', 'Pacific/Kiritimati']) {
+			for (const type of ['today', 'currentMonth', 'currentYear', 'lastSevenDays', 'currentQuarter']) {
+				expect(`${timeZone} ${type}: ${(await ids('Contact', [{ type, attribute: 'createdAt', dateTime: true, timeZone }])).join()}`).toBe(`${timeZone} ${type}: ${id}`);
+			}
+			expect(await ids('Contact', [{ type: 'lastXDays', attribute: 'createdAt', value: 0, dateTime: true, timeZone }])).toEqual([id]);
+			expect(await ids('Contact', [{ type: 'future', attribute: 'createdAt', dateTime: true, timeZone }])).toEqual([]);
+		}
+	});
+});
+
+describe('faults: credentials echoed, drop after, HTML catch-all, slow token', () => {
+	test('echoRequestHeaders repeats every header verbatim, credentials included', async () => {
+		sb.faults.failNext({ status: 502, reason: 'Bad Gateway', echoRequestHeaders: true, count: 4, pathPrefix: '/Contact' });
+		const key = await get('/Contact');
+		expect(key.status).toBe(502);
+		expect(key.headers['x-status-reason']).toContain(`X-Api-Key: ${SANDBOX_CREDENTIALS.apiKey}`);
+		expect(key.headers['x-status-reason']).toMatch(/^Bad Gateway Request headers: /);
+		expect(key.data.requestHeaders['X-Api-Key']).toBe(SANDBOX_CREDENTIALS.apiKey);
+		const espo = Buffer.from('admin:sandbox-password').toString('base64');
+		const basic = await call('GET', '/Contact', undefined, { ...ADMIN, 'Espo-Authorization': espo });
+		expect(basic.headers['x-status-reason']).toContain(`Authorization: Basic ${espo}`);
+		expect(basic.headers['x-status-reason']).toContain(`Espo-Authorization: ${espo}`);
+		const h = hmac('GET', '/Contact');
+		expect((await call('GET', '/Contact', undefined, h)).data.requestHeaders['X-Hmac-Authorization']).toBe(h['X-Hmac-Authorization']);
+		const token = await bearer();
+		expect((await call('GET', '/Contact', undefined, token)).headers['x-status-reason']).toContain(token.Authorization);
+	});
+
+	test('dropNext({ after: true }) carries the request out, then loses the answer', async () => {
+		const a = sb.store.create('Contact', { lastName: 'A' });
+		const b = sb.store.create('Contact', { lastName: 'B' });
+		sb.faults.dropNext({ after: true, pathPrefix: '/MassAction' });
+		await expect(axios.post(`${sb.baseUrl}/MassAction`, { entityType: 'Contact', action: 'delete', params: { ids: [a.id, b.id] } }, { headers: KEY })).rejects.toThrow();
+		expect(sb.requests.at(-1)!.status).toBe(0);
+		expect(sb.store.count('Contact')).toBe(0);
+		// Sent again, it finds nothing left to delete.
+		expect((await post('/MassAction', { entityType: 'Contact', action: 'delete', params: { ids: [a.id, b.id] } })).data).toEqual({ count: 0, ids: [] });
+	});
+
+	test('htmlCatchAll: every path answers 200 with a web page', async () => {
+		sb.faults.htmlCatchAll = true;
+		for (const url of [`${sb.baseUrl}/Contact`, `${sb.baseUrl}/App/user`, `${sb.origin}/`, `${sb.origin}/index.php`]) {
+			const r = await axios.get(url, { validateStatus: () => true });
+			expect([r.status, r.headers['content-type']]).toEqual([200, 'text/html; charset=UTF-8']);
+			expect(r.data).toContain('<html');
+		}
+		expect((await post('/Contact', { lastName: 'X' })).headers['content-type']).toBe('text/html; charset=UTF-8');
+		expect(sb.store.count('Contact')).toBe(0);
+		sb.faults.clear();
+		expect((await get('/Contact')).headers['content-type']).toBe('application/json');
+	});
+
+	test('authLatencyMs slows POST /Auth only', async () => {
+		sb.faults.authLatencyMs = 150;
+		let t = Date.now();
+		await bearer();
+		expect(Date.now() - t).toBeGreaterThanOrEqual(140);
+		t = Date.now();
+		await get('/Contact');
+		expect(Date.now() - t).toBeLessThan(140);
+	});
+});
+
+describe('attachments', () => {
+	const dataUri = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
+
+	test('upload, refusals, download', async () => {
+		const bytes = Buffer.from([0, 1, 2, 250, 251, 252]);
+		const up = await post('/Attachment', { name: 'rapport é.bin', type: 'application/octet-stream', role: 'Attachment', relatedType: 'Email', field: 'attachments', file: dataUri('application/octet-stream', bytes) });
+		expect(up.status).toBe(200);
+		expect(up.data).toMatchObject({ name: 'rapport é.bin', type: 'application/octet-stream', size: 6, role: 'Attachment', field: 'attachments', relatedType: 'Email' });
+		const dl = await call('GET', `/Attachment/file/${up.data.id}`, undefined, {}, { responseType: 'arraybuffer' });
+		expect(Buffer.from(dl.data)).toEqual(bytes);
+		expect(dl.headers['content-type']).toBe('application/octet-stream');
+		// The name goes out as its UTF-8 bytes, unescaped.
+		expect(Buffer.from(dl.headers['content-disposition'] as string, 'latin1').toString('utf8')).toBe('attachment; filename="rapport é.bin"');
+		expect(reason(await get('/Attachment/file/nope'))).toEqual([404, '']);
+
+		const base = { name: 'a.txt', relatedType: 'Email', field: 'attachments' };
+		expect((await post('/Attachment', { ...base, file: 'not a data uri' })).data.size).toBe(0);
+		expect((await post('/Attachment', { ...base, file: '' })).data.size).toBe(0);
+		expect(reason(await post('/Attachment', base))).toEqual([400, 'No file contents.']);
+		expect(reason(await post('/Attachment', { ...base, file: null }))).toEqual([400, 'Non-string file contents.']);
+		expect(reason(await post('/Attachment', { relatedType: 'Email', field: 'attachments', file: 'data:text/plain;base64,aGk=' }))).toEqual([400, 'Field validation failure; entityType: Attachment, field: name, type: required.']);
+		expect(reason(await post('/Attachment', { name: 'a', file: 'data:text/plain;base64,aGk=' }))).toEqual([400, 'No `field` and `parentType`.']);
+		expect(reason(await post('/Attachment', { name: 'a', relatedType: 'Email', file: 'data:text/plain;base64,aGk=' }))).toEqual([400, 'No `field` and `parentType`.']);
+		expect((await post('/Attachment', { name: 'a', parentType: 'Email', field: 'attachments', file: 'data:text/plain;base64,aGk=' })).data).toMatchObject({ parentType: 'Email', size: 2 });
+		expect(reason(await post('/Attachment', { ...base, role: 'Export File', file: 'data:,' }))).toEqual([403, 'Role not allowed.']);
+		// Listing: admins only.
+		expect(reason(await get('/Attachment'))).toEqual([403, '']);
+		expect((await call('GET', '/Attachment', undefined, ADMIN)).data.total).toBeGreaterThan(0);
+		sb.setDialect('standard');
+		expect(reason(await post('/Attachment', { ...base, file: 'data:,' }))).toEqual([404, "Controller 'Attachment' does not exist."]);
+		expect(reason(await get(`/Attachment/file/${up.data.id}`))).toEqual([404, "Controller 'Attachment' does not exist."]);
+	});
+
+	test('an e-mail carries attachments by id; an unknown id is refused as EspoCRM does', async () => {
+		const up = (await post('/Attachment', { name: 'hello.txt', type: 'text/plain', relatedType: 'Email', field: 'attachments', file: dataUri('text/plain', Buffer.from('hello')) })).data;
+		const bad = await post('/Email', { from: 'me@x.io', to: 'you@x.io', subject: 'S', status: 'Sending', attachmentsIds: [up.id, 'nope'] });
+		expect(reason(bad)).toEqual([403, "Can't relate with non-existing record. entity type: Email, link: attachments."]);
+		expect(bad.data).toEqual({ messageTranslation: { label: 'cannotRelateNonExisting', scope: null, data: { foreignEntityType: 'Attachment' } } });
+		expect(sb.store.count('Email')).toBe(0);
+		const sent = await post('/Email', { from: 'me@x.io', to: 'you@x.io', subject: 'S', status: 'Sending', attachmentsIds: [up.id] });
+		expect(sent.data).toMatchObject({ status: 'Sent', attachmentsIds: [up.id], attachmentsNames: { [up.id]: 'hello.txt' }, hasAttachment: true });
+		expect((await get(`/Email/${sent.data.id}`)).data).toMatchObject({ attachmentsIds: [up.id], attachmentsNames: { [up.id]: 'hello.txt' }, attachmentsTypes: { [up.id]: 'text/plain' }, hasAttachment: true });
+		expect(sb.outbox.at(-1)!.attachmentIds).toEqual([up.id]);
+		expect(sb.store.get('Attachment', up.id)).toMatchObject({ parentType: 'Email', parentId: sent.data.id });
+	});
+
+	test('a 10 MB file goes up and comes back', async () => {
+		const bytes = Buffer.alloc(10 * 1024 * 1024);
+		for (let i = 0; i < bytes.length; i += 4096) bytes[i] = i % 251;
+		const t = Date.now();
+		const up = await post('/Attachment', { name: 'big.bin', type: 'application/octet-stream', relatedType: 'Email', field: 'attachments', file: dataUri('application/octet-stream', bytes) });
+		expect(up.data.size).toBe(bytes.length);
+		const dl = await call('GET', `/Attachment/file/${up.data.id}`, undefined, {}, { responseType: 'arraybuffer' });
+		expect(Buffer.from(dl.data).equals(bytes)).toBe(true);
+		expect(Date.now() - t).toBeLessThan(10_000);
+	});
+});
+
+describe('tied timestamps and modifiedAt', () => {
+	test('records of the same second list in a stable order: id breaks ties, in the same direction', async () => {
+		const createdAt = '2026-01-01 10:00:00';
+		const made = Array.from({ length: 12 }, (_, i) => sb.store.create('Contact', { lastName: `S${i}`, createdAt, modifiedAt: createdAt }).id);
+		expect(sb.store.get('Contact', made[0])).toMatchObject({ createdAt, modifiedAt: createdAt });
+		const desc = await get('/Contact?orderBy=createdAt&order=desc&maxSize=5');
+		const all: string[] = [];
+		for (let offset = 0; offset < 12; offset += 5) all.push(...(await get(`/Contact?orderBy=createdAt&order=desc&maxSize=5&offset=${offset}`)).data.list.map((x: { id: string }) => x.id));
+		expect(all).toEqual([...made].reverse());
+		expect(desc.data.list.map((x: { id: string }) => x.id)).toEqual([...made].reverse().slice(0, 5));
+		const asc = (await get('/Contact?orderBy=modifiedAt&order=asc')).data.list.map((x: { id: string }) => x.id);
+		expect(asc).toEqual(made);
+	});
+
+	test('modifiedAt moves when something changes (API, mass update, store.update), not on an empty change', async () => {
+		const old = '2020-01-01 00:00:00';
+		const c = sb.store.create('Contact', { lastName: 'M', createdAt: old, modifiedAt: old });
+		expect((await call('PUT', `/Contact/${c.id}`, { lastName: 'M' })).data.modifiedAt).toBe(old);
+		expect((await call('PUT', `/Contact/${c.id}`, { title: 'T' })).data.modifiedAt).not.toBe(old);
+		sb.store.update('Contact', c.id, { modifiedAt: old });
+		await post('/MassAction', { entityType: 'Contact', action: 'update', params: { ids: [c.id] }, data: { title: 'U' } });
+		expect(sb.store.get('Contact', c.id)!.modifiedAt).not.toBe(old);
+		sb.store.update('Contact', c.id, { modifiedAt: old });
+		expect(sb.store.update('Contact', c.id, { title: 'V' }).modifiedAt).not.toBe(old);
+		expect(sb.store.get('Contact', c.id)!.createdAt).toBe(old);
 	});
 });

@@ -25,7 +25,8 @@ const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, '');
 
 /**
  * @param {import('./store').Store} store
- * @returns {{ accounts: number, contacts: number, leads: number, opportunities: number, emails: number, projects: number, users: number }}
+ * @returns {{ accounts: number, contacts: number, leads: number, opportunities: number, emails: number, projects: number,
+ *   users: number, meetings: number, calls: number, tasks: number }}
  */
 function seedDemoData(store) {
   const t0 = Date.now();
@@ -95,9 +96,38 @@ function seedDemoData(store) {
     name, status: ['Active', 'Draft', 'Completed', 'On Hold', 'Active'][i], labels: [['Client'], ['Internal', 'Urgent'], ['Research'], [], ['Client', 'Maintenance']][i],
     budget: 10000 * (i + 1), hours: 12.5 * (i + 1), priority: (i % 5) + 1, startDate: formatDate(t0 - (30 - i * 10) * day),
     deadline: formatDateTime(t0 + (i + 1) * 7 * day), isBillable: i % 2 === 0, accountId: accounts[i].id, createdAt: at(i, 5),
+    cCategory: ['Customer', 'Internal', 'Partner', 'Customer', 'Internal'][i], cTags: [['web'], ['erp', 'sap'], [], ['mobile'], ['security']][i],
+    cChecklist: i % 2 ? ['Scope agreed'] : ['Scope agreed', 'Budget approved'], cLinks: [`https://wiki.example.com/projects/${i + 1}`],
+    cSettings: { notify: i % 2 === 0 }, cSteps: [{ step: 'plan' }, { step: 'build' }], cWebsite: `https://project${i + 1}.example.com`,
   }));
 
-  return { accounts: accounts.length, contacts, leads: 15, opportunities: opportunities.length, emails: 2, projects: projects.length, users: users.length };
+  // Activities: meetings (one all-day), calls and tasks, around today, assigned to the demo users.
+  const hour = 3_600_000;
+  const at9 = (/** @type {number} */ offsetDays) => formatDateTime(Math.floor((t0 + offsetDays * day) / day) * day + 9 * hour);
+  const meetings = [
+    { name: 'Kick-off', dateStart: at9(-7), dateEnd: formatDateTime(Date.parse(`${at9(-7).replace(' ', 'T')}Z`) + hour), status: 'Held' },
+    { name: 'Quarterly review', dateStart: at9(2), dateEnd: formatDateTime(Date.parse(`${at9(2).replace(' ', 'T')}Z`) + 2 * hour) },
+    { name: 'Offsite', dateStartDate: formatDate(t0 + 14 * day), dateEndDate: formatDate(t0 + 15 * day), isAllDay: true },
+  ].map((m, i) => store.create('Meeting', {
+    ...m, parentType: 'Account', parentId: accounts[i].id, assignedUserId: users[i % 2].id, createdAt: at(i, 3),
+  }));
+  const calls = [-2, 1].map((d, i) => store.create('Call', {
+    name: `Call with ${accounts[i + 3].name}`, dateStart: at9(d), dateEnd: formatDateTime(Date.parse(`${at9(d).replace(' ', 'T')}Z`) + 15 * 60_000),
+    status: d < 0 ? 'Held' : 'Planned', direction: i ? 'Inbound' : 'Outbound', parentType: 'Account', parentId: accounts[i + 3].id,
+    assignedUserId: users[i % 2].id, createdAt: at(i, 2),
+  }));
+  const tasks = [
+    { name: 'Send proposal', status: 'Started', priority: 'High', dateEndDate: formatDate(t0 + 3 * day) },
+    { name: 'Prepare contract', status: 'Not Started', priority: 'Normal', dateEnd: at9(5) },
+    { name: 'Collect feedback', status: 'Completed', priority: 'Low' },
+  ].map((task, i) => store.create('Task', {
+    ...task, parentType: 'Account', parentId: accounts[i + 5].id, assignedUserId: users[i % 2].id, createdAt: at(i, 3),
+  }));
+
+  return {
+    accounts: accounts.length, contacts, leads: 15, opportunities: opportunities.length, emails: 2, projects: projects.length,
+    users: users.length, meetings: meetings.length, calls: calls.length, tasks: tasks.length,
+  };
 }
 
 module.exports = { seedDemoData };

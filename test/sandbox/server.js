@@ -4,12 +4,15 @@
 const http = require('node:http');
 const crypto = require('node:crypto');
 const { Store } = require('./store');
-const { Faults } = require('./faults');
+const { Faults, CATCH_ALL_PAGE } = require('./faults');
 const { isEntityType } = require('./metadata');
 const { ApiError } = require('./util');
 const { parsePhpQuery } = require('./query');
 const h = require('./handlers');
 const { seedDemoData } = require('./seed');
+const { Webhooks } = require('./webhooks');
+const { i18nFor } = require('./i18n');
+const { SANDBOX_USERS } = require('./users');
 
 /**
  * HTTP side of the sandbox: routing, authentication, fault switches and the request log.
@@ -23,8 +26,12 @@ const { seedDemoData } = require('./seed');
  * @typedef {{
  *   dialect?: Dialect, seed?: boolean, port?: number, host?: string, tokenTtlMs?: number,
  *   failedLoginLimit?: number, restrictedScopes?: string[], onRequest?: (r: RecordedRequest) => void,
+ *   webhookDeliveryIntervalMs?: number, webhookConfig?: import('./webhooks').WebhookConfig,
  * }} SandboxOptions
+ *   restrictedScopes: entity types the API user may not reach; 'Webhook' in it takes the Webhook scope away.
  * @typedef {{ status: number, body?: unknown, reason?: string, headers?: Record<string, string | number> }} Reply
+ * @typedef {import('./users').SandboxUser} SandboxUser
+ * @typedef {{ user: SandboxUser } | { denied: Reply }} AuthResult
  */
 
 const SANDBOX_CREDENTIALS = Object.freeze({
@@ -55,6 +62,7 @@ class Sandbox {
     this.setDialect(options.dialect ?? 'both');
     this.store = new Store();
     this.faults = new Faults();
+    this.webhooks = new Webhooks(this.store, options.webhookConfig, () => this.restricted);
     /** @type {RecordedRequest[]} */
     this.requests = [];
     /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
@@ -94,13 +102,33 @@ class Sandbox {
     this.restricted = new Set(scopes);
   }
 
+  /** Whether the API users' role allows the Webhook scope (without it: 403 with an empty reason). @param {boolean} allowed */
+  setWebhookScope(allowed) {
+    this.webhooks.scopeAllowed = allowed;
+  }
+
+  /** The types a user may not reach: the restricted ones, and Webhook for an API user without the scope. @param {SandboxUser} user */
+  restrictedFor(user) {
+    const out = new Set(this.restricted);
+    if (!user.isAdmin && (!user.isApi || !this.webhookScope())) out.add('Webhook');
+    return out;
+  }
+
+  webhookScope() {
+    return this.webhooks.hasScope();
+  }
+
   clearRequests() {
     this.requests = [];
   }
 
-  /** Clears records, requests, faults, tokens, failed-login counters and the outbox; restores the restricted scopes of the options. Keeps the dialect. */
+  /**
+   * Clears records (webhooks included), webhook queues and deliveries, requests, faults, tokens, failed-login
+   * counters and the outbox; restores the restricted scopes of the options and the Webhook scope. Keeps the dialect.
+   */
   reset() {
     this.store.reset();
+    this.webhooks.reset();
     this.requests = [];
     this.outbox = [];
     this.faults.clear();
@@ -125,9 +153,11 @@ class Sandbox {
     const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     this.origin = `http://${hostPart}:${addr.port}`;
     this.baseUrl = `${this.origin}${API_PREFIX}`;
+    if (this.options.webhookDeliveryIntervalMs) this.webhooks.start(this.options.webhookDeliveryIntervalMs);
   }
 
   async close() {
+    await this.webhooks.stop();
     await new Promise((resolve) => {
       this.server.close(() => resolve(undefined));
       this.server.closeAllConnections();
@@ -162,31 +192,37 @@ class Sandbox {
         req.socket.destroy();
         return;
       }
-      entry.body = bodyForLog(bodyText);
+      // Parsed once: the log shows it, the routes use it (request bodies may be tens of megabytes).
+      const parsed = parseJson(bodyText);
+      entry.body = bodyText === '' ? undefined : parsed.ok ? parsed.value : bodyText;
 
       /** @type {Reply} */
       let reply;
       const mif = this.faults.maxInFlight;
-      if (mif && othersInFlight >= mif.limit) {
+      if (this.faults.htmlCatchAll) {
+        reply = { status: 200, body: Buffer.from(CATCH_ALL_PAGE, 'utf8'), headers: { 'Content-Type': 'text/html; charset=UTF-8' } };
+      } else if (mif && othersInFlight >= mif.limit) {
         reply = { status: mif.status ?? 503, reason: mif.reason ?? '', headers: retryAfterHeader(mif.retryAfter) };
       } else {
         if (this.faults.latencyMs > 0) await sleep(this.faults.latencyMs);
+        if (this.faults.authLatencyMs > 0 && inApi && path === '/Auth' && method === 'POST') await sleep(this.faults.authLatencyMs);
         const fault = this.faults.decide(method, path);
-        if (fault && fault.kind === 'drop') {
-          entry.status = 0;
-          entry.endedAt = now();
-          req.socket.destroy();
-          this.options.onRequest?.(entry);
+        if (fault && fault.kind === 'drop' && !fault.after) {
+          this.dropConnection(req, entry);
           return;
         }
         if (fault && fault.kind === 'fail') {
-          reply = { status: fault.status, reason: fault.reason ?? '', body: fault.body, headers: retryAfterHeader(fault.retryAfter) };
+          const echo = fault.echoRequestHeaders ? echoHeaders(req, fault.reason) : null;
+          reply = {
+            status: fault.status, reason: echo ? echo.reason : fault.reason ?? '', body: echo ? echo.body : fault.body,
+            headers: retryAfterHeader(fault.retryAfter),
+          };
         } else {
-          try {
-            reply = this.route(req, method, path, inApi, entry.query, bodyText);
-          } catch (err) {
-            if (!(err instanceof ApiError)) throw err;
-            reply = { status: err.status, reason: err.reason, body: err.body, headers: err.headers };
+          reply = await this.answer(req, method, path, inApi, entry.query, bodyText, parsed);
+          // The request was carried out; the answer is lost on the way back.
+          if (fault && fault.kind === 'drop') {
+            this.dropConnection(req, entry);
+            return;
           }
         }
       }
@@ -197,11 +233,35 @@ class Sandbox {
     }
   }
 
+  /** @param {http.IncomingMessage} req @param {RecordedRequest} entry */
+  dropConnection(req, entry) {
+    entry.status = 0;
+    entry.endedAt = now();
+    req.socket.destroy();
+    this.options.onRequest?.(entry);
+  }
+
+  /**
+   * The route's reply, an ApiError turned into its reply.
+   * @param {http.IncomingMessage} req @param {string} method @param {string} path @param {boolean} inApi
+   * @param {Record<string, any>} query @param {string} bodyText @param {{ ok: boolean, value?: unknown }} parsed
+   * @returns {Promise<Reply>}
+   */
+  async answer(req, method, path, inApi, query, bodyText, parsed) {
+    try {
+      return this.route(req, method, path, inApi, query, bodyText, parsed);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return { status: err.status, reason: err.reason, body: err.body, headers: err.headers };
+    }
+  }
+
   /**
    * @param {http.IncomingMessage} req @param {string} method @param {string} path @param {boolean} inApi
-   * @param {Record<string, any>} query @param {string} bodyText @returns {Reply}
+   * @param {Record<string, any>} query @param {string} bodyText @param {{ ok: boolean, value?: unknown }} parsed
+   * @returns {Reply}
    */
-  route(req, method, path, inApi, query, bodyText) {
+  route(req, method, path, inApi, query, bodyText, parsed) {
     if (!inApi) return { status: 404 };
     const segs = path.split('/').filter(Boolean).map((s) => {
       try {
@@ -220,32 +280,44 @@ class Sandbox {
       return this.issueToken(req, bodyText);
     }
 
-    const denied = this.authenticate(req, method, path);
-    if (denied) return denied;
+    const espoOnly = this.dialect !== 'standard';
+    const standardOnly = this.dialect !== 'espocrm';
+    const noController = () => new ApiError(404, `Controller '${ctrl}' does not exist.`);
+
+    // Labels need no login (routes.json: noAuth); credentials, when good, choose the user.
+    if (ctrl === 'I18n' && segs.length === 1 && method === 'GET') {
+      if (!espoOnly) throw noController();
+      return this.i18n(req, method, path);
+    }
+
+    const auth = this.authenticate(req, method, path);
+    if ('denied' in auth) return auth.denied;
+    const user = auth.user;
 
     // Writes without a JSON content type have an empty body, as on EspoCRM.
     let body = null;
     if (isJson && bodyText !== '' && method !== 'GET') {
-      try {
-        body = JSON.parse(bodyText);
-      } catch {
-        throw new ApiError(500, '');
-      }
+      if (!parsed.ok) throw new ApiError(500, '');
+      body = parsed.value;
     }
     /** @type {import('./handlers').Ctx} */
     const ctx = {
       store: this.store, dialect: this.dialect, headers: req.headers, query, body, restricted: this.restricted,
-      emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox,
+      emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
     };
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });
     const noAction = (/** @type {string} */ action) => new ApiError(404, `Action ${method} '${action}' does not exist in controller '${ctrl}'.`);
-    const espoOnly = this.dialect !== 'standard';
-    const standardOnly = this.dialect !== 'espocrm';
 
     if (!ctrl) throw new ApiError(404, '');
+    if (ctrl === 'Webhook') {
+      if (!espoOnly) throw noController();
+      return this.webhookRoute(user, method, segs, query, body);
+    }
+    // The interface as specified has no attachments.
+    if (ctrl === 'Attachment' && !espoOnly) throw noController();
     if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
-      return ok(h.metadata(ctx));
+      return ok(h.metadata({ ...ctx, restricted: this.restrictedFor(user) }));
     }
     if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'App' does not exist.");
@@ -255,7 +327,7 @@ class Sandbox {
       if (!espoOnly) throw new ApiError(404, "Controller 'MassAction' does not exist.");
       return ok(h.massAction(ctx));
     }
-    if (!isEntityType(ctrl)) throw new ApiError(404, `Controller '${ctrl}' does not exist.`);
+    if (!isEntityType(ctrl)) throw noController();
     if (this.restricted.has(ctrl)) throw new ApiError(403, '');
 
     if (segs.length === 1) {
@@ -288,16 +360,59 @@ class Sandbox {
     throw new ApiError(404, '');
   }
 
-  /** @param {string} id @returns {Reply} */
+  /**
+   * GET /Attachment/file/{id} (Tools/Attachment/Api/GetFile): the bytes, `Content-Disposition: attachment;
+   * filename="<name>"` with the name as it is (UTF-8 bytes, unescaped), Content-Type only when the attachment has
+   * a type. An unknown id: 404 with an empty reason.
+   * @param {string} id @returns {Reply}
+   */
   download(id) {
     const raw = this.store.table('Attachment').get(id);
-    if (!raw) throw new ApiError(404, `Record ${id} does not exist.`);
-    const name = String(raw.name || 'file').replace(/["\\\r\n]/g, '_');
-    return {
-      status: 200,
-      body: this.store.files.get(id) || Buffer.alloc(0),
-      headers: { 'Content-Type': raw.type || 'application/octet-stream', 'Content-Disposition': `attachment; filename="${name}"` },
-    };
+    if (!raw) throw new ApiError(404, '');
+    const name = Buffer.from(String(raw.name ?? '').replace(/[\r\n]/g, ''), 'utf8').toString('latin1');
+    /** @type {Record<string, string>} */
+    const headers = { 'Content-Disposition': `attachment; filename="${name}"` };
+    if (raw.type) headers['Content-Type'] = String(raw.type);
+    return { status: 200, body: this.store.files.get(id) || Buffer.alloc(0), headers };
+  }
+
+  /**
+   * @param {SandboxUser} user @param {string} method @param {string[]} segs @param {Record<string, any>} query
+   * @param {any} body @returns {Reply}
+   */
+  webhookRoute(user, method, segs, query, body) {
+    const w = this.webhooks;
+    const objectBody = () => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
+    if (segs.length === 1) {
+      if (method === 'GET') return { status: 200, body: w.listFor(user, query) };
+      // The controller answers a create with 201 (Controllers/Webhook::postActionCreate).
+      if (method === 'POST') return { status: 201, body: w.create(user, objectBody()) };
+    }
+    if (segs.length === 2) {
+      const id = segs[1];
+      if (method === 'GET') return { status: 200, body: w.read(user, id) };
+      if (method === 'PUT' || method === 'PATCH') return { status: 200, body: w.update(user, id, objectBody()) };
+      if (method === 'DELETE') return { status: 200, body: w.remove(user, id) };
+    }
+    throw new ApiError(404, '');
+  }
+
+  /**
+   * GET /I18n, with or without (good) credentials; see i18n.js.
+   * @param {http.IncomingMessage} req @param {string} method @param {string} path @returns {Reply}
+   */
+  i18n(req, method, path) {
+    const failure = this.faults.i18nFailure;
+    if (failure) return { status: failure.status, reason: failure.reason ?? '' };
+    const hd = req.headers;
+    const hasCredentials = Boolean(hd['x-hmac-authorization'] || hd['x-api-key'] || hd['espo-authorization'] || hd.authorization);
+    let user = null;
+    if (hasCredentials) {
+      const auth = this.authenticate(req, method, path);
+      if ('user' in auth) user = auth.user;
+      else if (auth.denied.status === 403) return auth.denied;
+    }
+    return { status: 200, body: i18nFor(user, user ? this.restrictedFor(user) : new Set()) };
   }
 
   /**
@@ -326,7 +441,9 @@ class Sandbox {
       clientId = decodeURIComponent(u);
       clientSecret = decodeURIComponent(p.join(':'));
     }
-    if (clientId !== SANDBOX_CREDENTIALS.clientId || clientSecret !== SANDBOX_CREDENTIALS.clientSecret) {
+    // Clients "sandbox-client-<anything>" are clients of their own (tests that must not share a token), same secret.
+    const knownClient = clientId === SANDBOX_CREDENTIALS.clientId || String(clientId).startsWith(`${SANDBOX_CREDENTIALS.clientId}-`);
+    if (!knownClient || clientSecret !== SANDBOX_CREDENTIALS.clientSecret) {
       return { status: 401, body: { error: 'invalid_client' } };
     }
     const token = crypto.randomBytes(24).toString('base64url');
@@ -350,7 +467,7 @@ class Sandbox {
 
   /**
    * @param {http.IncomingMessage} req @param {string} method @param {string} path
-   * @returns {Reply | null} the refusal, or null when authenticated
+   * @returns {AuthResult} the user, or the refusal
    */
   authenticate(req, method, path) {
     const hd = req.headers;
@@ -359,27 +476,28 @@ class Sandbox {
     const limited = Number.isFinite(limit) && limit > 0;
     const authorization = String(hd.authorization || '');
     const hasCredentials = Boolean(hd['x-hmac-authorization'] || hd['x-api-key'] || hd['espo-authorization'] || authorization);
-    if (!hasCredentials) return { status: 401, headers: { 'WWW-Authenticate': 'Basic realm=""' } };
+    if (!hasCredentials) return { denied: { status: 401, headers: { 'WWW-Authenticate': 'Basic realm=""' } } };
 
     const bearer = /^Bearer\s+(.+)$/i.exec(authorization);
     const onlyBearer = bearer && !hd['x-hmac-authorization'] && !hd['x-api-key'] && !hd['espo-authorization'];
     // Too many failed logins from this address: refused whatever the credentials.
-    if (limited && !onlyBearer && this.recentFailures(address).length >= limit) return { status: 403, reason: '' };
+    if (limited && !onlyBearer && this.recentFailures(address).length >= limit) return { denied: { status: 403, reason: '' } };
 
-    let good = false;
-    if (hd['x-hmac-authorization']) good = checkHmac(String(hd['x-hmac-authorization']), method, path);
-    else if (hd['x-api-key']) good = hd['x-api-key'] === SANDBOX_CREDENTIALS.apiKey;
-    else if (hd['espo-authorization']) good = checkUserPassword(String(hd['espo-authorization']));
-    else if (/^Basic\s+/i.test(authorization)) good = checkUserPassword(authorization.replace(/^Basic\s+/i, ''));
+    /** @type {SandboxUser | null} */
+    let user = null;
+    if (hd['x-hmac-authorization']) user = checkHmac(String(hd['x-hmac-authorization']), method, path) ? SANDBOX_USERS.hmac : null;
+    else if (hd['x-api-key']) user = hd['x-api-key'] === SANDBOX_CREDENTIALS.apiKey ? SANDBOX_USERS.apiKey : null;
+    else if (hd['espo-authorization']) user = checkUserPassword(String(hd['espo-authorization'])) ? SANDBOX_USERS.admin : null;
+    else if (/^Basic\s+/i.test(authorization)) user = checkUserPassword(authorization.replace(/^Basic\s+/i, '')) ? SANDBOX_USERS.admin : null;
     else if (bearer) {
       const exp = this.tokens.get(bearer[1].trim());
-      if (exp !== undefined && exp > Date.now()) return null;
+      if (exp !== undefined && exp > Date.now()) return { user: SANDBOX_USERS.oauth };
       if (exp !== undefined) this.tokens.delete(bearer[1].trim());
-      return { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } };
+      return { denied: { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } } };
     }
-    if (good) return null;
+    if (user) return { user };
     if (limited) this.recentFailures(address).push(Date.now());
-    return { status: 401 };
+    return { denied: { status: 401 } };
   }
 }
 
@@ -430,14 +548,34 @@ function readBody(req) {
   });
 }
 
-/** @param {string} text */
-function bodyForLog(text) {
-  if (text === '') return undefined;
+/** @param {string} text @returns {{ ok: boolean, value?: unknown }} */
+function parseJson(text) {
+  if (text === '') return { ok: false };
   try {
-    return JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return text;
+    return { ok: false };
   }
+}
+
+/**
+ * A refusal that repeats the request's headers as they came (names as sent, credentials included), the way a
+ * misconfigured proxy or a debug error page does: in X-Status-Reason and in a JSON body.
+ * @param {http.IncomingMessage} req @param {string | undefined} reason
+ */
+function echoHeaders(req, reason) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  const parts = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    headers[req.rawHeaders[i]] = req.rawHeaders[i + 1];
+    parts.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  }
+  const prefix = reason ? `${reason} ` : '';
+  return {
+    reason: `${prefix}Request headers: ${parts.join('; ')}`,
+    body: { message: reason ?? '', requestHeaders: headers },
+  };
 }
 
 /** @param {http.ServerResponse} res @param {Reply} reply @param {RecordedRequest} entry */

@@ -1,25 +1,32 @@
 // @ts-check
 'use strict';
 
-const { ENTITY_DEFS, getAttributes, getLink, isEntityType } = require('./metadata');
-const {
-  ApiError, validationError, newId, formatDateTime, parseDate, parseDateTime,
-} = require('./util');
+const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, isEntityType, foreignFieldDef } = require('./metadata');
+const { readInput, validateFields } = require('./fields');
+const { ApiError, newId, formatDateTime, zonedToUtc } = require('./util');
+const { SANDBOX_USERS } = require('./users');
 
 /**
+ * The records of the sandbox, in memory, with EspoCRM's write rules: field validation (fields.js), the checks of
+ * linked records, the hooks that fill fields (activities' account, a task's completion date, auto-numbers) and
+ * the change events that webhooks are made of.
+ *
  * @typedef {Record<string, any>} RawRecord  stored attributes that were set (plus hidden `_` keys), nothing computed
  * @typedef {Record<string, any>} ValueMap   what goes out on the wire
- * @typedef {{ trusted?: boolean }} WriteOptions  trusted: direct store access / internal actions may set
- *   read-only attributes (createdAt, createdAccountId, ...) and skip required checks
+ * @typedef {{ trusted?: boolean, silent?: boolean }} WriteOptions  trusted: direct store access / internal
+ *   actions may set read-only attributes (createdAt, createdAccountId, ...) and skip required checks and the
+ *   checks of linked records; silent: no change event (EspoCRM's SaveOption::SILENT)
+ * @typedef {{ values: Record<string, unknown>, multiple: Record<string, string[]> }} Prepared
+ * @typedef {{ action: 'create' | 'update' | 'delete', entityType: string, id: string, data: ValueMap,
+ *   record: ValueMap }} ChangeEvent  data: what a webhook of the action carries; record: the record after it
  */
-
-const EMAIL_RE = /^[^\s@;,]+@[^\s@;,]+$/;
-
-/** EspoCRM stores phone numbers without separators (`+1 555 0100` → `+15550100`). @param {string} v */
-const normalisePhone = (v) => v.trim().replace(/[\s\-().]/g, '');
 
 /** @param {unknown} v */
 const isEmpty = (v) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+/** @param {unknown} v */
+const clone = (v) => (v && typeof v === 'object' ? JSON.parse(JSON.stringify(v)) : v);
+/** Attributes EspoCRM's webhook manager leaves out of update events (Core/Webhook/Manager::$skipAttributeList). */
+const NOT_A_CHANGE = new Set(['modifiedAt', 'versionNumber', 'isFollowed']);
 
 class Store {
   constructor() {
@@ -30,13 +37,53 @@ class Store {
     this.relations = new Map();
     /** @type {Map<string, Buffer>} attachment contents by attachment id */
     this.files = new Map();
+    /** @type {Map<string, number>} next values of number and autoincrement fields, by `${type}.${field}` */
+    this.counters = new Map();
+    /** @type {Array<{ fn: (e: ChangeEvent) => void, wants: (entityType: string) => boolean }>} */
+    this.listeners = [];
     for (const type of Object.keys(ENTITY_DEFS)) this.records.set(type, new Map());
+    this.addSandboxUsers();
   }
 
+  /** Clears every record, relation, file and counter; the sandbox's users are created again. */
   reset() {
     for (const map of this.records.values()) map.clear();
     this.relations.clear();
     this.files.clear();
+    this.counters.clear();
+    this.addSandboxUsers();
+  }
+
+  addSandboxUsers() {
+    for (const u of Object.values(SANDBOX_USERS)) {
+      this.insert('User', {
+        id: u.id, userName: u.userName, firstName: u.firstName, lastName: u.lastName, type: u.type,
+        createdAt: '2024-01-01 00:00:00',
+      }, { trusted: true, silent: true });
+    }
+  }
+
+  /**
+   * Calls `listener` after every record change (API and direct). `wants` saves the work of building events
+   * nobody listens to (the webhooks only want types that have webhooks).
+   * @param {(e: ChangeEvent) => void} listener @param {(entityType: string) => boolean} [wants]
+   */
+  onChange(listener, wants = () => true) {
+    const entry = { fn: listener, wants };
+    this.listeners.push(entry);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== entry);
+    };
+  }
+
+  /** @param {string} entityType */
+  wanted(entityType) {
+    return this.listeners.some((l) => l.wants(entityType));
+  }
+
+  /** @param {ChangeEvent} event */
+  emit(event) {
+    for (const l of this.listeners) if (l.wants(event.entityType)) l.fn(event);
   }
 
   /** @param {string} entityType */
@@ -49,8 +96,9 @@ class Store {
   // ---------------------------------------------------------------- direct access (tests, seed)
 
   /**
-   * Creates a record without duplicate check and without a request. Accepts read-only attributes such as
-   * createdAt (to place records in the past) and does not enforce required fields.
+   * Creates a record without request, duplicate check, required-field check or check of linked records.
+   * Accepts read-only attributes such as createdAt and modifiedAt (to place records in the past) and an `id`.
+   * Webhooks see the change.
    * @param {string} entityType @param {Record<string, unknown>} fields @returns {ValueMap}
    */
   create(entityType, fields) {
@@ -112,193 +160,309 @@ class Store {
   // ---------------------------------------------------------------- writes
 
   /**
-   * Validates and converts written values the way EspoCRM's field validators do. Unknown and (untrusted)
-   * read-only attributes are dropped silently.
-   * @param {string} entityType @param {Record<string, unknown>} data @param {boolean} isCreate
-   * @param {WriteOptions} opts
-   * @returns {{ values: Record<string, unknown>, multiple: Record<string, string[]> }}
+   * The values of a new record: the request read as EspoCRM's ORM reads it, the defaults of a new entity, the
+   * default currency (Record\Service::populateDefaults), then field validation (untrusted only).
+   * @param {string} entityType @param {Record<string, unknown>} data @param {WriteOptions} opts @returns {Prepared}
    */
-  normalise(entityType, data, isCreate, opts) {
-    const attrs = getAttributes(entityType);
-    const def = ENTITY_DEFS[entityType];
-    /** @type {Record<string, unknown>} */
-    const values = {};
-    /** @type {Record<string, string[]>} */
-    const multiple = {};
-    const fail = (/** @type {string} */ field, /** @type {string} */ type) => validationError(entityType, field, type);
-
-    for (const [key, input] of Object.entries(data || {})) {
-      let name = key;
-      const a0 = attrs.get(name);
-      if (!a0) continue;
-      if (a0.def.aliasOf) name = a0.def.aliasOf;
-      const a = /** @type {import('./metadata').AttributeDef} */ (attrs.get(name));
-      if (name === 'id' || name === 'versionNumber') continue;
-      if (a.readOnly && !opts.trusted) continue;
-      if (a.kind === 'object') continue;
-      const field = a.field;
-      const fd = a.def;
-      if (input === null || input === undefined) {
-        if (a.kind === 'array' && fd.type === 'linkMultiple') multiple[field] = [];
-        else if (name.endsWith('Data') && (fd.type === 'email' || fd.type === 'phone')) continue;
-        else values[name] = a.kind === 'array' ? [] : null;
-        continue;
-      }
-      switch (a.kind) {
-        case 'string': {
-          if (typeof input === 'object') throw fail(field, 'valid');
-          let v = String(input);
-          if (fd.type === 'phone' && name === field) v = normalisePhone(v);
-          if (fd.type === 'email' && name === field && v !== '' && !EMAIL_RE.test(v.trim())) throw fail(field, 'valid');
-          if (fd.type === 'email') v = v.trim();
-          if (fd.type === 'enum' && name === field && fd.options && !fd.options.includes(v) && v !== '') throw fail(field, 'valid');
-          if (fd.maxLength && name === field && v.length > fd.maxLength) throw fail(field, 'maxLength');
-          values[name] = v;
-          break;
-        }
-        case 'int':
-        case 'float': {
-          if (input === '') { values[name] = null; break; }
-          const n = typeof input === 'number' ? input : typeof input === 'string' && input.trim() !== '' ? Number(input) : NaN;
-          if (!Number.isFinite(n) || (a.kind === 'int' && !Number.isInteger(n))) throw fail(field, 'valid');
-          if (fd.min !== undefined && n < fd.min) throw fail(field, 'min');
-          if (fd.max !== undefined && n > fd.max) throw fail(field, 'max');
-          values[name] = n;
-          break;
-        }
-        case 'bool':
-          if (typeof input === 'boolean') values[name] = input;
-          else if (input === 'true' || input === 1 || input === '1') values[name] = true;
-          else if (input === 'false' || input === 0 || input === '0' || input === '') values[name] = false;
-          else throw fail(field, 'valid');
-          break;
-        case 'date': {
-          if (input === '') { values[name] = null; break; }
-          const d = parseDate(input);
-          if (!d) throw fail(field, 'valid');
-          values[name] = d;
-          break;
-        }
-        case 'datetime': {
-          if (input === '') { values[name] = null; break; }
-          const d = parseDateTime(input);
-          if (!d) throw fail(field, 'valid');
-          values[name] = d;
-          break;
-        }
-        case 'id':
-          if (typeof input !== 'string') throw fail(field, 'valid');
-          values[name] = input === '' ? null : input;
-          break;
-        case 'array': {
-          if (fd.type === 'email' || fd.type === 'phone') {
-            // emailAddressData / phoneNumberData: the primary entry becomes the plain attribute.
-            if (!Array.isArray(input)) throw fail(field, 'valid');
-            const key2 = fd.type === 'email' ? 'emailAddress' : 'phoneNumber';
-            const list = input.filter((e) => e && typeof e === 'object' && typeof e[key2] === 'string').map((e) => ({
-              ...e, [key2]: fd.type === 'phone' ? normalisePhone(e[key2]) : e[key2].trim(), primary: Boolean(e.primary),
-            }));
-            if (fd.type === 'email' && list.some((e) => !EMAIL_RE.test(e.emailAddress))) throw fail(field, 'valid');
-            if (list.length && !list.some((e) => e.primary)) list[0].primary = true;
-            values[`_${name}`] = list;
-            const primary = list.find((e) => e.primary);
-            values[field] = primary ? primary[key2] : null;
-            break;
-          }
-          if (!Array.isArray(input) || input.some((x) => typeof x !== 'string')) throw fail(field, 'valid');
-          if (fd.type === 'linkMultiple') { multiple[field] = [...new Set(input)]; break; }
-          if (fd.options && input.some((x) => !(/** @type {string[]} */ (fd.options)).includes(x))) throw fail(field, 'valid');
-          values[name] = [...input];
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    if (opts.trusted) return { values, multiple };
-
-    for (const [field, fd] of Object.entries(def.fields)) {
-      if (!fd.required) continue;
-      const attr = fd.type === 'link' ? `${field}Id` : field;
-      if (isCreate ? isEmpty(values[attr]) : (attr in values && isEmpty(values[attr]))) throw fail(field, 'required');
-    }
-    return { values, multiple };
-  }
-
-  /** @param {string} entityType @param {Record<string, unknown>} data @param {WriteOptions} opts */
   prepareCreate(entityType, data, opts) {
-    const { values, multiple } = this.normalise(entityType, data, true, opts);
+    const { values, multiple } = readInput(entityType, data, opts);
     const def = ENTITY_DEFS[entityType];
     for (const [field, fd] of Object.entries(def.fields)) {
-      if (fd.default !== undefined && !(field in values)) values[field] = fd.default;
-      if (fd.type === 'currency' && values[field] != null && !values[`${field}Currency`]) values[`${field}Currency`] = 'USD';
+      const jsDefault = typeof fd.default === 'string' && fd.default.startsWith('javascript:');
+      if (fd.default !== undefined && !jsDefault && !fd.notStorable && !(field in values)) values[field] = clone(fd.default);
+      // A bool attribute defaults to false (Core/Utils/Database/Orm/Converter: BOOL `default ??= false`).
+      else if (fd.type === 'bool' && !fd.notStorable && fd.default === undefined && !(field in values)) values[field] = false;
+      // `if ($entity->get($field) && !$entity->get($field . 'Currency'))`: an amount of 0 gets no currency.
+      if (fd.type === 'currency' && values[field] && !values[`${field}Currency`]) values[`${field}Currency`] = APP_CONFIG.defaultCurrency;
     }
+    if (!opts.trusted) validateFields(entityType, { ...values }, data || {}, true);
     return { values, multiple };
   }
 
   /**
+   * Field validation of an update, on the record as it would be saved; only the fields sent are checked.
+   * @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} data @param {WriteOptions} opts
+   * @returns {Prepared}
+   */
+  prepareUpdate(entityType, raw, data, opts) {
+    const prepared = readInput(entityType, data, opts);
+    if (!opts.trusted) {
+      const entity = { ...this.output(entityType, raw, 'full'), ...prepared.values };
+      validateFields(entityType, entity, data || {}, false);
+      this.checkLinks(entityType, prepared, raw);
+    }
+    return prepared;
+  }
+
+  /**
+   * The linked records a write names must exist (Core/Record/Access/LinkCheck): link, linkOne, file, image and
+   * linkParent ids, and the new ids of linkMultiple and attachmentMultiple fields. Else 403, with a JSON body.
+   * @param {string} entityType @param {Prepared} prepared @param {RawRecord | null} raw the record before an update
+   */
+  checkLinks(entityType, prepared, raw) {
+    const { values, multiple } = prepared;
+    for (const [name, ld] of Object.entries(ENTITY_DEFS[entityType].links)) {
+      if (['belongsTo', 'belongsToParent', 'hasOne'].includes(ld.type)) {
+        const id = values[`${name}Id`];
+        if (id === undefined || id === null || (raw && raw[`${name}Id`] === id) || (ld.type === 'hasOne' && raw && this.hasOneId(entityType, raw, name) === id)) continue;
+        const foreignType = ld.type === 'belongsToParent' ? values[`${name}Type`] ?? raw?.[`${name}Type`] : ld.entity;
+        if (!foreignType) continue;
+        this.requireExisting(entityType, name, String(foreignType), String(id));
+      } else if (multiple[name]) {
+        const old = raw ? this.relatedIds(entityType, raw.id, name) : [];
+        for (const id of multiple[name]) if (!old.includes(id)) this.requireExisting(entityType, name, /** @type {string} */ (ld.entity), id);
+      }
+    }
+  }
+
+  /** @param {string} entityType @param {string} link @param {string} foreignType @param {string} id */
+  requireExisting(entityType, link, foreignType, id) {
+    if (isEntityType(foreignType) && this.table(foreignType).has(id)) return;
+    throw new ApiError(403, `Can't relate with non-existing record. entity type: ${entityType}, link: ${link}.`, {
+      messageTranslation: { label: 'cannotRelateNonExisting', scope: null, data: { foreignEntityType: foreignType } },
+    });
+  }
+
+  /**
    * @param {string} entityType @param {Record<string, unknown>} data @param {WriteOptions} [opts]
-   * @param {{ values: Record<string, unknown>, multiple: Record<string, string[]> }} [prepared]
+   * @param {Prepared} [prepared]
    */
   insert(entityType, data, opts = {}, prepared = undefined) {
     const { values, multiple } = prepared || this.prepareCreate(entityType, data, opts);
     const now = formatDateTime();
     const id = opts.trusted && typeof data.id === 'string' && data.id ? data.id : newId();
     /** @type {RawRecord} */
-    const raw = { id, ...values };
+    const raw = { id };
+    this.assignValues(entityType, raw, values);
     raw.createdAt = values.createdAt || now;
     raw.modifiedAt = values.modifiedAt || raw.createdAt;
     raw.versionNumber = 1;
+    this.applyHooks(entityType, raw, null, opts);
+    this.assignNumbers(entityType, raw, values, opts);
     this.table(entityType).set(id, raw);
     this.writeMultiple(entityType, raw, multiple);
-    // Remember what the client set, for the create reply (unset attributes stay absent there).
+    this.writeHasOne(entityType, raw, values, null);
+    const hooked = this.afterSaveHooks(entityType, raw);
+    // Remember what the client set, for the create reply (unset attributes stay absent there), and the values of
+    // not-stored fields the create reply shows (a Meeting's duration: the default, whatever the dates).
     Object.defineProperty(raw, '_setKeys', {
-      value: new Set([...Object.keys(values), ...Object.keys(multiple).flatMap((f) => [`${f}Ids`, `${f}Names`])]),
+      value: new Set([...Object.keys(raw), ...Object.keys(values).filter((k) => k.endsWith('Id')),
+        ...[...Object.keys(multiple), ...hooked].flatMap((f) => [`${f}Ids`, `${f}Names`])]),
       enumerable: false, writable: true,
     });
+    Object.defineProperty(raw, '_createValues', { value: this.notStoredCreateValues(entityType, data), enumerable: false, writable: true });
+    if (!opts.silent && this.wanted(entityType)) {
+      const reply = this.output(entityType, raw, 'create');
+      this.emit({ action: 'create', entityType, id, data: reply, record: this.output(entityType, raw, 'full') });
+    }
     return raw;
+  }
+
+  /** @param {string} entityType @param {Record<string, unknown>} data */
+  notStoredCreateValues(entityType, data) {
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    for (const [field, fd] of Object.entries(ENTITY_DEFS[entityType].fields)) {
+      if (fd.type !== 'duration') continue;
+      const given = data?.[field];
+      out[field] = given !== undefined && given !== null ? Math.trunc(Number(given)) || 0 : fd.default ?? null;
+    }
+    return out;
+  }
+
+  /**
+   * Copies written values into a stored record: e-mail and phone lists kept aside, a new primary address
+   * replacing the old primary one.
+   * @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} values
+   */
+  assignValues(entityType, raw, values) {
+    const attrs = getAttributes(entityType);
+    for (const [k, v] of Object.entries(values)) {
+      const a = attrs.get(k);
+      if (!a || a.role === 'ids' || (a.fieldType === 'linkOne')) continue;
+      if (a.role === 'data') {
+        raw[`_${k}`] = v;
+        continue;
+      }
+      if ((a.fieldType === 'email' || a.fieldType === 'phone') && a.name === a.field && !(`${k}Data` in values)) {
+        const key = `_${k}Data`;
+        const others = (raw[key] || []).filter((/** @type {any} */ e) => !e.primary && e[k] !== v);
+        raw[key] = v ? [{ [k]: v, primary: true }, ...others] : others;
+      }
+      raw[k] = clone(v);
+    }
+  }
+
+  /**
+   * number fields get `<prefix><padded counter>` and autoincrement fields the next integer on create; on update
+   * both keep their value (the NextNumber processor restores it). Direct store access may set them.
+   * @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} values @param {WriteOptions} opts
+   */
+  assignNumbers(entityType, raw, values, opts) {
+    for (const [field, fd] of Object.entries(ENTITY_DEFS[entityType].fields)) {
+      if (fd.type !== 'number' && fd.type !== 'autoincrement') continue;
+      if (opts.trusted && values[field] !== undefined && values[field] !== null) continue;
+      const key = `${entityType}.${field}`;
+      const n = this.counters.get(key) ?? (fd.type === 'number' ? fd.nextNumber ?? 1 : 1);
+      this.counters.set(key, n + 1);
+      raw[field] = fd.type === 'number' ? `${fd.prefix || ''}${String(n).padStart(fd.padLength || 0, '0')}` : n;
+    }
+  }
+
+  /**
+   * What EspoCRM's repositories and beforeSave hooks do to Meeting, Call and Task.
+   * @param {string} entityType @param {RawRecord} raw the record being saved @param {RawRecord | null} fetched
+   *   the record before an update @param {WriteOptions} opts
+   */
+  applyHooks(entityType, raw, fetched, opts) {
+    const def = ENTITY_DEFS[entityType];
+    if (!def.event) return;
+    // Core/Repositories/Event::beforeSave: a date part makes the record all-day, its time the midnight of the
+    // system time zone; the end day is exclusive (the end is the midnight after it).
+    for (const field of ['dateStart', 'dateEnd']) {
+      const dateAttr = `${field}Date`;
+      if (!getAttributes(entityType).has(dateAttr) || !(dateAttr in raw)) continue;
+      const day = raw[dateAttr];
+      if (!day) {
+        raw[dateAttr] = null;
+        continue;
+      }
+      const midnight = zonedToUtc(`${day} 00:00:00`, APP_CONFIG.timeZone);
+      raw[field] = formatDateTime(field === 'dateEnd' ? midnight + 86_400_000 : midnight);
+    }
+    const parentChanged = !fetched || fetched.parentId !== raw.parentId || fetched.parentType !== raw.parentType;
+    if (fetched && fetched.parentId !== raw.parentId) {
+      raw.accountId = null;
+      if (entityType === 'Task') raw.contactId = null;
+    }
+    if (parentChanged && raw.parentId && raw.parentType) this.linkActivityParent(entityType, raw);
+    // Hooks/Task/DateCompleted: set when the status becomes Completed, cleared when it changes to another one.
+    if (entityType === 'Task' && (!fetched || fetched.status !== raw.status) && !(opts.trusted && raw.dateCompleted && !fetched)) {
+      raw.dateCompleted = raw.status === 'Completed' ? formatDateTime() : null;
+    }
+  }
+
+  /**
+   * Hooks/{Meeting,Call,Task}/ParentLink: the activity's account (and a task's contact) from its parent.
+   * @param {string} entityType @param {RawRecord} raw
+   */
+  linkActivityParent(entityType, raw) {
+    const type = raw.parentType;
+    const parent = isEntityType(type) ? this.table(type).get(raw.parentId) : undefined;
+    if (!parent) return;
+    let accountId = null;
+    let contactId = null;
+    if (type === 'Account') accountId = parent.id;
+    else if (type === 'Lead' && parent.status === 'Converted') {
+      accountId = parent.createdAccountId || null;
+      if (entityType === 'Task') contactId = parent.createdContactId || null;
+    } else if (type === 'Contact' && entityType === 'Task') contactId = parent.id;
+    if (!accountId && parent.accountId && getLink(type, 'account')?.entity === 'Account') accountId = parent.accountId;
+    if (accountId) raw.accountId = accountId;
+    if (entityType === 'Task' && contactId) raw.contactId = contactId;
+  }
+
+  /**
+   * Hooks/{Meeting,Call}/Users: the assigned user attends.
+   * @param {string} entityType @param {RawRecord} raw @returns {string[]} the link-multiple fields it changed
+   */
+  afterSaveHooks(entityType, raw) {
+    if ((entityType === 'Meeting' || entityType === 'Call') && raw.assignedUserId && this.table('User').has(raw.assignedUserId)) {
+      this.linkIds(entityType, raw.id, 'users', raw.assignedUserId);
+      return ['users'];
+    }
+    return [];
   }
 
   /** @param {string} entityType @param {RawRecord} raw @param {Record<string, string[]>} multiple */
   writeMultiple(entityType, raw, multiple) {
     for (const [field, ids] of Object.entries(multiple)) {
       for (const old of this.relatedIds(entityType, raw.id, field)) if (!ids.includes(old)) this.unlinkIds(entityType, raw.id, field, old);
-      for (const fid of ids) this.linkIds(entityType, raw.id, field, fid);
+      for (const fid of ids) if (this.table(/** @type {string} */ (getLink(entityType, field)?.entity)).has(fid)) this.linkIds(entityType, raw.id, field, fid);
     }
   }
 
-  /** @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} data @param {WriteOptions} [opts] */
-  applyUpdate(entityType, raw, data, opts = {}) {
-    const { values, multiple } = this.normalise(entityType, data, false, opts);
+  /**
+   * linkOne fields (hasOne): `<field>Id` is stored on the other record, as its `<foreign>Id`
+   * (Core/FieldProcessing/Relation/Saver::processHasOneItem).
+   * @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} values @param {RawRecord | null} fetched
+   */
+  writeHasOne(entityType, raw, values, fetched) {
+    for (const [field, fd] of Object.entries(ENTITY_DEFS[entityType].fields)) {
+      if (fd.type !== 'linkOne' || !(`${field}Id` in values)) continue;
+      const id = values[`${field}Id`];
+      if (fetched && this.hasOneId(entityType, raw, field) === id) continue;
+      const ld = /** @type {import('./metadata').LinkDef} */ (getLink(entityType, field));
+      const key = `${ld.foreign}Id`;
+      for (const other of this.table(/** @type {string} */ (ld.entity)).values()) if (other[key] === raw.id) other[key] = null;
+      const target = id ? this.table(/** @type {string} */ (ld.entity)).get(String(id)) : undefined;
+      if (target) target[key] = raw.id;
+    }
+    // The belongsTo side of a one-to-one: a record that pointed to the same one lets go of it.
+    for (const [name, ld] of Object.entries(ENTITY_DEFS[entityType].links)) {
+      if (ld.type !== 'belongsTo' || !ld.foreign || getLink(/** @type {string} */ (ld.entity), ld.foreign)?.type !== 'hasOne') continue;
+      const id = raw[`${name}Id`];
+      if (!id || (fetched && fetched[`${name}Id`] === id)) continue;
+      for (const other of this.table(entityType).values()) if (other.id !== raw.id && other[`${name}Id`] === id) other[`${name}Id`] = null;
+    }
+  }
+
+  /** @param {string} entityType @param {RawRecord} raw @param {string} field */
+  hasOneId(entityType, raw, field) {
+    const ld = getLink(entityType, field);
+    if (!ld || !ld.entity) return null;
+    for (const other of this.table(ld.entity).values()) if (other[`${ld.foreign}Id`] === raw.id) return other.id;
+    return null;
+  }
+
+  /**
+   * Updates a stored record. modifiedAt moves only when something changed (Core/Repositories/Database); the
+   * version number on every save. Emits the webhook event with the changed attributes.
+   * @param {string} entityType @param {RawRecord} raw @param {Record<string, unknown>} data @param {WriteOptions} [opts]
+   * @param {Prepared} [prepared]
+   */
+  applyUpdate(entityType, raw, data, opts = {}, prepared = undefined) {
+    const { values, multiple } = prepared || this.prepareUpdate(entityType, raw, data, opts);
     const def = ENTITY_DEFS[entityType];
     for (const [field, fd] of Object.entries(def.fields)) {
-      if (fd.type === 'currency' && values[field] != null && !values[`${field}Currency`] && !raw[`${field}Currency`]) values[`${field}Currency`] = 'USD';
+      if (fd.type === 'currency' && values[field] && !values[`${field}Currency`] && !raw[`${field}Currency`]) values[`${field}Currency`] = APP_CONFIG.defaultCurrency;
     }
-    for (const [k, v] of Object.entries(values)) {
-      if ((k === 'emailAddress' || k === 'phoneNumber') && !(`_${k}Data` in values)) {
-        // A new primary address replaces the old primary one; the other addresses stay.
-        const key = `_${k}Data`;
-        const others = (raw[key] || []).filter((/** @type {any} */ e) => !e.primary && e[k] !== v);
-        raw[key] = v ? [{ [k]: v, primary: true }, ...others] : others;
-      }
-      raw[k] = v;
-    }
+    const before = this.output(entityType, raw, 'full');
+    const fetched = { ...raw };
+    const { modifiedAt, ...rest } = values;
+    this.assignValues(entityType, raw, rest);
+    this.applyHooks(entityType, raw, fetched, opts);
     this.writeMultiple(entityType, raw, multiple);
-    if (!(opts.trusted && values.modifiedAt)) raw.modifiedAt = formatDateTime();
+    this.writeHasOne(entityType, raw, values, fetched);
+    this.afterSaveHooks(entityType, raw);
+    const after = this.output(entityType, raw, 'full');
+    /** @type {ValueMap} */
+    const changed = {};
+    for (const [k, v] of Object.entries(after)) {
+      if (!NOT_A_CHANGE.has(k) && JSON.stringify(v) !== JSON.stringify(before[k])) changed[k] = v;
+    }
+    const hasChanges = Object.keys(changed).length > 0;
+    if (opts.trusted && modifiedAt) raw.modifiedAt = modifiedAt;
+    else if (hasChanges) raw.modifiedAt = formatDateTime();
     raw.versionNumber = (raw.versionNumber || 0) + 1;
+    if (hasChanges && !opts.silent && this.wanted(entityType)) {
+      this.emit({ action: 'update', entityType, id: raw.id, data: { ...changed, id: raw.id }, record: this.output(entityType, raw, 'full') });
+    }
     return raw;
   }
 
-  /** @param {string} entityType @param {string} id */
-  remove(entityType, id) {
+  /** @param {string} entityType @param {string} id @param {WriteOptions} [opts] */
+  remove(entityType, id, opts = {}) {
     const raw = this.table(entityType).get(id);
     if (!raw) return false;
+    const record = this.wanted(entityType) ? this.output(entityType, raw, 'full') : {};
     for (const [link, ld] of Object.entries(ENTITY_DEFS[entityType].links)) {
-      if (!ld.relationName) continue;
+      if (!ld.relationName || ld.type === 'hasChildren') continue;
       for (const fid of this.relatedIds(entityType, id, link)) this.unlinkIds(entityType, id, link, fid);
     }
     this.table(entityType).delete(id);
     if (entityType === 'Attachment') this.files.delete(id);
+    if (!opts.silent && this.wanted(entityType)) this.emit({ action: 'delete', entityType, id, data: { id }, record });
     return true;
   }
 
@@ -317,6 +481,14 @@ class Store {
     return `${rel}|${type}:${id}`;
   }
 
+  /**
+   * @param {import('./metadata').LinkDef} ld @returns {boolean} whether the link is kept in the relation index
+   *   (many-to-many); hasChildren links named 'attachments' are not: they are attachments with a parent.
+   */
+  isManyMany(ld) {
+    return Boolean(ld.relationName) && ld.type === 'hasMany';
+  }
+
   /** @param {string} entityType @param {string} id @param {string} link @returns {string[]} */
   relatedIds(entityType, id, link) {
     const ld = this.requireLink(entityType, link);
@@ -327,18 +499,22 @@ class Store {
       const fid = raw[`${link}Id`];
       return fid && this.table(foreignType).has(fid) ? [fid] : [];
     }
-    if (ld.relationName) {
-      const set = this.relations.get(this.relKey(ld.relationName, entityType, id));
+    if (this.isManyMany(ld)) {
+      const set = this.relations.get(this.relKey(/** @type {string} */ (ld.relationName), entityType, id));
       if (!set) return [];
       const prefix = `${foreignType}:`;
       return [...set].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))
         .filter((fid) => this.table(foreignType).has(fid));
     }
     const foreign = /** @type {string} */ (ld.foreign);
+    // Attachments of an attachmentMultiple field: those whose `field` is empty or the field's name
+    // (Core/Utils/Database/Orm/LinkConverters/Attachments).
+    const fieldMatches = (/** @type {RawRecord} */ r) => ld.relationName !== 'attachments' || !r.field || r.field === link;
     /** @type {string[]} */
     const out = [];
     for (const r of this.table(foreignType).values()) {
-      if (ld.type === 'hasChildren' ? r[`${foreign}Type`] === entityType && r[`${foreign}Id`] === id : r[`${foreign}Id`] === id) out.push(r.id);
+      const own = ld.type === 'hasChildren' ? r[`${foreign}Type`] === entityType && r[`${foreign}Id`] === id : r[`${foreign}Id`] === id;
+      if (own && fieldMatches(r)) out.push(r.id);
     }
     return out;
   }
@@ -352,9 +528,10 @@ class Store {
     const fraw = this.table(foreignType).get(foreignId);
     if (!fraw) throw new ApiError(404, `Record ${foreignId} does not exist.`);
     if (ld.type === 'belongsTo') raw[`${link}Id`] = foreignId;
-    else if (ld.relationName) {
-      const a = this.relKey(ld.relationName, entityType, id);
-      const b = this.relKey(ld.relationName, foreignType, foreignId);
+    else if (this.isManyMany(ld)) {
+      const rel = /** @type {string} */ (ld.relationName);
+      const a = this.relKey(rel, entityType, id);
+      const b = this.relKey(rel, foreignType, foreignId);
       if (!this.relations.has(a)) this.relations.set(a, new Set());
       if (!this.relations.has(b)) this.relations.set(b, new Set());
       /** @type {Set<string>} */ (this.relations.get(a)).add(`${foreignType}:${foreignId}`);
@@ -362,7 +539,10 @@ class Store {
     } else if (ld.type === 'hasChildren') {
       fraw[`${ld.foreign}Type`] = entityType;
       fraw[`${ld.foreign}Id`] = id;
-    } else fraw[`${ld.foreign}Id`] = id;
+    } else {
+      if (ld.type === 'hasOne') for (const other of this.table(foreignType).values()) if (other[`${ld.foreign}Id`] === id) other[`${ld.foreign}Id`] = null;
+      fraw[`${ld.foreign}Id`] = id;
+    }
   }
 
   /** @param {string} entityType @param {string} id @param {string} link @param {string} foreignId */
@@ -374,9 +554,10 @@ class Store {
     const fraw = this.table(foreignType).get(foreignId);
     if (ld.type === 'belongsTo') {
       if (raw[`${link}Id`] === foreignId) raw[`${link}Id`] = null;
-    } else if (ld.relationName) {
-      this.relations.get(this.relKey(ld.relationName, entityType, id))?.delete(`${foreignType}:${foreignId}`);
-      this.relations.get(this.relKey(ld.relationName, foreignType, foreignId))?.delete(`${entityType}:${id}`);
+    } else if (this.isManyMany(ld)) {
+      const rel = /** @type {string} */ (ld.relationName);
+      this.relations.get(this.relKey(rel, entityType, id))?.delete(`${foreignType}:${foreignId}`);
+      this.relations.get(this.relKey(rel, foreignType, foreignId))?.delete(`${entityType}:${id}`);
     } else if (fraw && ld.type === 'hasChildren') {
       if (fraw[`${ld.foreign}Type`] === entityType && fraw[`${ld.foreign}Id`] === id) {
         fraw[`${ld.foreign}Type`] = null;
@@ -406,15 +587,21 @@ class Store {
     const attrs = getAttributes(entityType);
     /** @type {Set<string> | undefined} */
     const setKeys = mode === 'create' ? raw._setKeys : undefined;
+    /** @type {Record<string, unknown>} */
+    const createValues = (mode === 'create' && raw._createValues) || {};
     /** @type {ValueMap} */
     const out = {};
     for (const [name, a] of attrs) {
       if (only && !only.has(name)) continue;
+      if (name in createValues) {
+        out[name] = createValues[name];
+        continue;
+      }
       const fd = a.def;
       if (setKeys && !['id', 'createdAt', 'modifiedAt', 'versionNumber'].includes(name)) {
         const computedShown = (fd.type === 'personName' && (raw.firstName || raw.lastName)) ||
-          (fd.type === 'link' && name.endsWith('Name') && raw[`${a.field}Id`]) ||
-          (fd.type === 'linkParent' && name.endsWith('Name') && raw[`${a.field}Id`]) ||
+          (a.role === 'name' && raw[`${a.field}Id`]) ||
+          (a.role === 'types' && setKeys.has(`${a.field}Ids`)) ||
           (fd.aliasOf && raw[fd.aliasOf] !== undefined) ||
           (name === 'hasAttachment' && entityType === 'Email');
         if (!setKeys.has(name) && !computedShown) continue;
@@ -429,34 +616,65 @@ class Store {
     const fd = a.def;
     if (a.storable) {
       const v = raw[name];
-      if (v === undefined) return a.kind === 'array' ? (fd.type === 'multiEnum' ? [] : null) : null;
-      return Array.isArray(v) ? [...v] : v;
+      // List fields stored as JSON arrays read as [] when never written.
+      if (v === undefined) return ['multiEnum', 'array', 'checklist', 'urlMultiple'].includes(fd.type) ? [] : null;
+      return clone(v);
     }
     switch (fd.type) {
       case 'personName': return personName(raw);
-      case 'link': return this.nameOf(fd.entity, raw[`${a.field}Id`]);
-      case 'linkParent': return this.nameOf(raw[`${a.field}Type`], raw[`${a.field}Id`]);
-      case 'linkMultiple': {
-        const ids = this.relatedIds(entityType, raw.id, a.field);
-        if (name.endsWith('Ids')) return ids;
-        /** @type {Record<string, unknown>} */
-        const names = {};
-        for (const id of ids) names[id] = this.nameOf(fd.entity, id);
-        return names;
+      case 'link':
+      case 'file':
+      case 'image':
+        return this.nameOf(fd.entity, raw[`${a.field}Id`]);
+      case 'linkOne': {
+        const id = this.hasOneId(entityType, raw, a.field);
+        return a.role === 'id' ? id : this.nameOf(fd.entity, id);
       }
+      case 'linkParent': return this.nameOf(raw[`${a.field}Type`], raw[`${a.field}Id`]);
+      case 'linkMultiple':
+      case 'attachmentMultiple':
+        return this.linkMultipleValue(entityType, raw, a);
       case 'email':
       case 'phone': {
         const key = fd.type === 'email' ? 'emailAddress' : 'phoneNumber';
-        const list = raw[`_${name}`] || (raw[a.field] ? [{ [key]: raw[a.field], primary: true }] : []);
-        return list.map((/** @type {any} */ e) => (fd.type === 'email'
+        const items = raw[`_${name}`] || (raw[a.field] ? [{ [key]: raw[a.field], primary: true }] : []);
+        return items.map((/** @type {any} */ e) => (fd.type === 'email'
           ? { emailAddress: e.emailAddress, lower: e.emailAddress.toLowerCase(), primary: e.primary, optOut: Boolean(e.optOut), invalid: Boolean(e.invalid) }
           : { phoneNumber: e.phoneNumber, primary: e.primary, type: e.type || 'Office', optOut: Boolean(e.optOut), invalid: Boolean(e.invalid) }));
+      }
+      case 'duration': {
+        const start = fd.start && raw[fd.start];
+        const end = fd.end && raw[fd.end];
+        if (!start || !end) return null;
+        return Math.round((Date.parse(`${end.replace(' ', 'T')}Z`) - Date.parse(`${start.replace(' ', 'T')}Z`)) / 1000);
+      }
+      case 'foreign': {
+        const ld = getLink(entityType, fd.link || '');
+        const target = ld && ld.entity ? this.table(ld.entity).get(raw[`${fd.link}Id`]) : undefined;
+        const def = foreignFieldDef(entityType, fd);
+        if (!target || !def) return null;
+        return clone(target[/** @type {string} */ (fd.field)] ?? null);
       }
       default:
         if (fd.aliasOf) return raw[fd.aliasOf] ?? null;
         if (name === 'hasAttachment') return this.relatedIds(entityType, raw.id, 'attachments').length > 0;
         return null;
     }
+  }
+
+  /** xIds, xNames, xTypes (attachments), xColumns (Meeting attendees). @param {string} entityType @param {RawRecord} raw @param {import('./metadata').AttributeDef} a */
+  linkMultipleValue(entityType, raw, a) {
+    const fd = a.def;
+    const ids = this.relatedIds(entityType, raw.id, a.field);
+    if (a.role === 'ids') return ids;
+    /** @type {Record<string, unknown>} */
+    const map = {};
+    for (const id of ids) {
+      if (a.role === 'types') map[id] = this.table('Attachment').get(id)?.type ?? null;
+      else if (a.role === 'columns') map[id] = { status: 'None' };
+      else map[id] = this.nameOf(fd.entity, id);
+    }
+    return map;
   }
 
   /**
@@ -489,4 +707,4 @@ function personName(raw) {
   return s === '' ? null : s;
 }
 
-module.exports = { Store, normalisePhone };
+module.exports = { Store, isEmpty };

@@ -111,17 +111,97 @@ function zoneOffset(instant, timeZone) {
 }
 
 /**
- * A wall-clock time in a zone → the UTC instant (ms). Two passes settle DST transitions.
+ * A wall-clock time in a zone → the UTC instant (ms), resolved as PHP's DateTime does: a time that does not exist
+ * (skipped by a DST change) is read with the offset before the change (02:30 → 03:30 summer time), and a time that
+ * exists twice is the first of the two.
  * @param {string} localDateTime 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS' @param {string} timeZone
  */
 function zonedToUtc(localDateTime, timeZone) {
   const [date, time = '00:00:00'] = localDateTime.split(' ');
   const [y, mo, d] = date.split('-').map(Number);
   const [h, mi, s] = time.split(':').map(Number);
-  const guess = Date.UTC(y, mo - 1, d, h, mi, s || 0);
-  let t = guess - zoneOffset(guess, timeZone);
-  t = guess - zoneOffset(t, timeZone);
-  return t;
+  return wallToInstant({ y, mo, d, h, mi, s: s || 0 }, timeZone);
+}
+
+/**
+ * @typedef {{ y: number, mo: number, d: number, h: number, mi: number, s: number }} Wall  a wall-clock reading;
+ *   fields may overflow (mo 13, h 24, d 0): they are normalised the way PHP's DateTime does.
+ */
+
+/** @param {Wall} w */
+const wallAsUtc = (w) => Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s);
+
+/** @param {Wall} w @param {string} timeZone @returns {number} */
+function wallToInstant(w, timeZone) {
+  const guess = wallAsUtc(w);
+  const DAY = 86_400_000;
+  const before = zoneOffset(guess - DAY, timeZone);
+  const after = zoneOffset(guess + DAY, timeZone);
+  const t1 = guess - before;
+  if (before === after || zoneOffset(t1, timeZone) === before) return t1;
+  const t2 = guess - after;
+  if (zoneOffset(t2, timeZone) === after) return t2;
+  return t1; // in the gap: the offset before the change
+}
+
+/** @param {number} instant @param {string} timeZone @returns {Wall} */
+function instantToWall(instant, timeZone) {
+  const x = new Date(instant + zoneOffset(instant, timeZone));
+  return { y: x.getUTCFullYear(), mo: x.getUTCMonth() + 1, d: x.getUTCDate(), h: x.getUTCHours(), mi: x.getUTCMinutes(), s: x.getUTCSeconds() };
+}
+
+/** Normalises overflowing fields. @param {Wall} w @returns {Wall} */
+function normaliseWall(w) {
+  const x = new Date(wallAsUtc(w));
+  return { y: x.getUTCFullYear(), mo: x.getUTCMonth() + 1, d: x.getUTCDate(), h: x.getUTCHours(), mi: x.getUTCMinutes(), s: x.getUTCSeconds() };
+}
+
+const PHP_DATE_TIME_RE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?)?\s*(Z|[+-]\d{1,2}(?::?\d{2})?|UTC|GMT)?$/i;
+
+/**
+ * `new DateTime($value, new DateTimeZone($timeZone))` of PHP, for the forms clients send: a date, a date-time
+ * with or without seconds, `T` or space, and an optional zone (`Z`, `+02:00`, `UTC`). A value with its own zone is
+ * that instant (PHP ignores the zone parameter then); one without is wall-clock time in `timeZone`. Also 'now',
+ * 'today', 'tomorrow', 'yesterday'. Anything else throws, as PHP does.
+ * @param {string} value @param {string} timeZone @param {number} now @returns {number} the instant (ms)
+ */
+function phpDateTime(value, timeZone, now) {
+  const v = String(value).trim();
+  const lower = v.toLowerCase();
+  const today = instantToWall(now, timeZone);
+  const midnight = (/** @type {number} */ days) => wallToInstant(normaliseWall({ ...today, d: today.d + days, h: 0, mi: 0, s: 0 }), timeZone);
+  if (lower === 'now') return Math.floor(now / 1000) * 1000;
+  if (lower === 'today' || lower === 'midnight') return midnight(0);
+  if (lower === 'tomorrow') return midnight(1);
+  if (lower === 'yesterday') return midnight(-1);
+  const m = PHP_DATE_TIME_RE.exec(v);
+  if (!m) throw new Error(`DateTime::__construct(): Failed to parse time string (${v})`);
+  /** @type {Wall} */
+  const w = { y: +m[1], mo: +m[2], d: +m[3], h: +(m[4] || 0), mi: +(m[5] || 0), s: +(m[6] || 0) };
+  if (w.mo < 1 || w.mo > 12 || w.d < 1 || w.d > 31 || w.h > 24 || w.mi > 59 || w.s > 60) {
+    throw new Error(`DateTime::__construct(): Failed to parse time string (${v})`);
+  }
+  const zone = m[7];
+  if (!zone) return wallToInstant(normaliseWall(w), timeZone);
+  if (/^(Z|UTC|GMT)$/i.test(zone)) return wallAsUtc(w);
+  const sign = zone[0] === '-' ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = digits.length <= 2 ? +digits : +digits.slice(0, digits.length - 2);
+  const minutes = digits.length <= 2 ? 0 : +digits.slice(-2);
+  return wallAsUtc(w) - sign * (hours * 60 + minutes) * 60_000;
+}
+
+/**
+ * The strict forms EspoCRM 8.1.5 validates (Core/Field/DateTime, Core/Field/Date): 'Y-m-d H:i:s', or 'Y-m-d H:i'
+ * completed with ':00'; a date 'Y-m-d'. Anything else, ISO 8601 with `T` or a zone included, fails validation.
+ * @param {unknown} v @returns {string | null}
+ */
+function parseStrictDateTime(v) {
+  if (typeof v !== 'string') return null;
+  const norm = v.length === 16 ? `${v}:00` : v;
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(norm);
+  if (!m) return null;
+  return formatDateTime(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) === norm ? norm : null;
 }
 
 /** Today's date in a zone. @param {string} timeZone @param {number} [now] */
@@ -139,7 +219,19 @@ function isValidTimeZone(tz) {
   }
 }
 
+/**
+ * json_encode() of PHP with its default flags, as EspoCRM encodes webhook payloads (Core/Utils/Json::encode):
+ * `/` escaped as `\\/` and every non-ASCII character as `\\uXXXX` (UTF-16 units, so emoji become two).
+ * @param {unknown} value
+ */
+function phpJsonEncode(value) {
+  return JSON.stringify(value)
+    .replace(/\//g, '\\/')
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 module.exports = {
-  ApiError, validationError, newId, formatDateTime, formatDate, parseDate, parseDateTime, addDays, addMonths,
-  zoneOffset, zonedToUtc, todayIn, isValidTimeZone,
+  ApiError, validationError, newId, formatDateTime, formatDate, parseDate, parseDateTime, parseStrictDateTime,
+  addDays, addMonths, zoneOffset, zonedToUtc, wallToInstant, instantToWall, normaliseWall, phpDateTime, todayIn,
+  isValidTimeZone, phpJsonEncode,
 };

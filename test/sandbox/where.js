@@ -1,9 +1,10 @@
 // @ts-check
 'use strict';
 
-const { ENTITY_DEFS, getAttributes, getLink, hasName } = require('./metadata');
+const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, hasName, collectionOf } = require('./metadata');
 const {
-  ApiError, formatDateTime, addDays, addMonths, zonedToUtc, todayIn, isValidTimeZone, parseDateTime,
+  ApiError, formatDateTime, addDays, addMonths, todayIn, isValidTimeZone, parseDateTime, phpDateTime,
+  instantToWall, wallToInstant, normaliseWall,
 } = require('./util');
 
 /**
@@ -16,16 +17,17 @@ const {
 const MAX_SIZE_LIMIT = 200;
 const badItem = () => new ApiError(400, 'Bad where item.');
 
+// The where types of EspoCRM 8.1.5 (Core/Select/Where/Item/Type.php). nextQuarter and nextYear are not among them.
+const PERIOD_TYPES = ['currentMonth', 'lastMonth', 'nextMonth', 'currentQuarter', 'lastQuarter', 'currentYear',
+  'lastYear', 'currentFiscalYear', 'lastFiscalYear', 'currentFiscalQuarter', 'lastFiscalQuarter'];
 const NO_VALUE_TYPES = new Set([
-  'isNull', 'isNotNull', 'isTrue', 'isFalse', 'today', 'past', 'future', 'lastSevenDays', 'currentMonth',
-  'lastMonth', 'nextMonth', 'currentQuarter', 'lastQuarter', 'nextQuarter', 'currentYear', 'lastYear', 'nextYear',
-  'arrayIsEmpty', 'arrayIsNotEmpty', 'isLinked', 'isNotLinked',
+  'isNull', 'isNotNull', 'isTrue', 'isFalse', 'today', 'past', 'future', 'lastSevenDays', 'ever', 'any', 'none',
+  ...PERIOD_TYPES, 'arrayIsEmpty', 'arrayIsNotEmpty', 'isLinked', 'isNotLinked',
 ]);
-const LINK_TYPES = new Set(['linkedWith', 'notLinkedWith', 'isLinked', 'isNotLinked']);
+const LINK_TYPES = new Set(['linkedWith', 'notLinkedWith', 'linkedWithAll', 'isLinked', 'isNotLinked']);
 const DATE_TYPES = new Set([
   'today', 'past', 'future', 'lastSevenDays', 'lastXDays', 'nextXDays', 'olderThanXDays', 'afterXDays',
-  'currentMonth', 'lastMonth', 'nextMonth', 'currentQuarter', 'lastQuarter', 'nextQuarter', 'currentYear',
-  'lastYear', 'nextYear', 'on', 'notOn', 'between', 'after', 'before',
+  ...PERIOD_TYPES, 'on', 'notOn', 'between', 'after', 'before', 'ever',
 ]);
 const ALL_TYPES = new Set([
   ...NO_VALUE_TYPES, ...LINK_TYPES, ...DATE_TYPES, 'equals', 'notEquals', 'in', 'notIn', 'greaterThan', 'lessThan',
@@ -33,11 +35,19 @@ const ALL_TYPES = new Set([
   'arrayAnyOf', 'arrayNoneOf', 'arrayAllOf', 'and', 'or',
 ]);
 
+/** PHP truthiness of a where parameter: '' and '0' are false, the string 'false' is true. @param {unknown} v */
+const phpTruthy = (v) => !(v === undefined || v === null || v === false || v === '' || v === '0' || v === 0 || (Array.isArray(v) && v.length === 0));
+/** PHP's empty(). */
+const phpEmpty = (/** @type {unknown} */ v) => !phpTruthy(v);
+/** An error of EspoCRM's where machinery (Espo\Core\Exceptions\Error): 500 with the message as reason. @param {string} reason */
+const whereError = (reason) => new ApiError(500, reason);
+
 /** @param {unknown} v */
 const truthy = (v) => v === true || v === 'true' || v === '1' || v === 1;
 
 /**
- * MySQL compares a DATETIME column with a bare date string by reading the string as midnight: this is what
+ * A value as MySQL compares it with the column: date and date-time columns compare as 'YYYY-MM-DD HH:MM:SS'
+ * (a bare date is read as midnight, and a DATE column is promoted when the other side has a time). This is what
  * makes EspoCRM's date filters on date-time attributes answer wrongly without `dateTime=true`.
  * @param {string} kind @param {unknown} v
  */
@@ -46,7 +56,7 @@ function asComparable(kind, v) {
   if (kind === 'int' || kind === 'float') return typeof v === 'number' ? v : Number(v);
   if (kind === 'bool') return truthy(v);
   const s = String(v);
-  if (kind === 'datetime') {
+  if (kind === 'datetime' || kind === 'date') {
     if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return `${s} 00:00:00`;
     return parseDateTime(s) ?? s;
   }
@@ -102,7 +112,9 @@ function compileItem(item, ctx) {
     throw new ApiError(ctx.unknownTypeStatus, ctx.unknownTypeStatus === 400 ? 'Unknown where type.' : '');
   }
   const value = it.value;
-  if (!NO_VALUE_TYPES.has(type) && value === undefined) throw badItem();
+  const isDateTimeItem = phpTruthy(it.dateTime);
+  // (A date-time item without a value is the transformer's to judge, below.)
+  if (!NO_VALUE_TYPES.has(type) && value === undefined && !isDateTimeItem) throw badItem();
 
   if (type === 'and' || type === 'or') {
     if (!Array.isArray(value)) throw badItem();
@@ -123,6 +135,7 @@ function compileItem(item, ctx) {
     switch (type) {
       case 'linkedWith': return (raw) => related(raw).some((id) => ids.has(id));
       case 'notLinkedWith': return (raw) => !related(raw).some((id) => ids.has(id));
+      case 'linkedWithAll': return (raw) => [...ids].every((id) => related(raw).includes(id));
       case 'isLinked': return (raw) => related(raw).length > 0;
       default: return (raw) => related(raw).length === 0;
     }
@@ -163,16 +176,12 @@ function compileItem(item, ctx) {
     };
   };
 
-  const timeZone = typeof it.timeZone === 'string' && it.timeZone ? it.timeZone : 'UTC';
-  if (!isValidTimeZone(timeZone)) throw badItem();
-  const isDateTimeItem = kind === 'datetime' && truthy(it.dateTime);
-
+  // `dateTime` (any attribute, PHP truthiness): the item is first rewritten by EspoCRM's DateTimeItemTransformer.
   if (isDateTimeItem) {
-    const p = dateTimePredicate(type, value, timeZone, ctx.now, halfOpen, cmp);
-    if (p) return p;
-  } else if (DATE_TYPES.has(type)) {
-    return datePredicate(type, value, timeZone, ctx.now, { cmp, range, halfOpen });
+    const t = transformDateTimeItem(type, value, it.timeZone, ctx.now);
+    return transformedPredicate(t, { get, cmp, range, like });
   }
+  if (DATE_TYPES.has(type)) return datePredicate(type, value, ctx.now, { cmp, range, halfOpen, get });
 
   switch (type) {
     case 'equals':
@@ -199,6 +208,8 @@ function compileItem(item, ctx) {
     case 'isTrue': return (raw) => get(raw) === true;
     // Bool columns are NOT NULL DEFAULT 0 in EspoCRM, so a missing value reads as false.
     case 'isFalse': return (raw) => get(raw) === false || get(raw) === null;
+    case 'any': return () => true;
+    case 'none': return () => false;
     case 'arrayAnyOf':
     case 'arrayNoneOf':
     case 'arrayAllOf': {
@@ -234,37 +245,44 @@ function period(today, type) {
   const qStartMonth = Math.floor((m - 1) / 3) * 3 + 1;
   const quarterStart = `${y}-${String(qStartMonth).padStart(2, '0')}-01`;
   const yearStart = `${y}-01-01`;
+  // fiscalYearShift is 0: fiscal years and quarters are calendar ones.
   switch (type) {
     case 'currentMonth': return [monthStart, addMonths(monthStart, 1)];
     case 'lastMonth': return [addMonths(monthStart, -1), monthStart];
     case 'nextMonth': return [addMonths(monthStart, 1), addMonths(monthStart, 2)];
-    case 'currentQuarter': return [quarterStart, addMonths(quarterStart, 3)];
-    case 'lastQuarter': return [addMonths(quarterStart, -3), quarterStart];
-    case 'nextQuarter': return [addMonths(quarterStart, 3), addMonths(quarterStart, 6)];
-    case 'currentYear': return [yearStart, addMonths(yearStart, 12)];
-    case 'lastYear': return [addMonths(yearStart, -12), yearStart];
-    case 'nextYear': return [addMonths(yearStart, 12), addMonths(yearStart, 24)];
+    case 'currentQuarter':
+    case 'currentFiscalQuarter':
+      return [quarterStart, addMonths(quarterStart, 3)];
+    case 'lastQuarter':
+    case 'lastFiscalQuarter':
+      return [addMonths(quarterStart, -3), quarterStart];
+    case 'currentYear':
+    case 'currentFiscalYear':
+      return [yearStart, addMonths(yearStart, 12)];
+    case 'lastYear':
+    case 'lastFiscalYear':
+      return [addMonths(yearStart, -12), yearStart];
     default: return null;
   }
 }
 
-/** @param {unknown} v */
+/** intval() of a number of days. @param {unknown} v */
 function days(v) {
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw badItem();
-  return Math.trunc(n);
+  const n = typeof v === 'number' ? v : parseFloat(String(v));
+  return Number.isFinite(n) ? Math.trunc(n) : 0;
 }
 
 /**
- * Date semantics as EspoCRM builds them for a date (or for a date-time attribute without `dateTime=true`, where
- * the comparisons then run against midnight strings, see asComparable).
- * @param {string} type @param {unknown} value @param {string} timeZone @param {number} now
+ * Date types without `dateTime` (ItemGeneralConverter::process*): compared with dates of the system time zone
+ * (UTC), whatever `timeZone` the item carries. On a date-time attribute the dates are read as midnight (see
+ * asComparable), which is why a record created a second ago is in the `future` there.
+ * @param {string} type @param {unknown} value @param {number} now
  * @param {{ cmp: (t: (c: number) => boolean, v: unknown) => Predicate, range: (a: unknown, b: unknown) => Predicate,
- *   halfOpen: (a: unknown, b: unknown) => Predicate }} ops
+ *   halfOpen: (a: unknown, b: unknown) => Predicate, get: (r: RawRecord) => unknown }} ops
  * @returns {Predicate}
  */
-function datePredicate(type, value, timeZone, now, { cmp, range, halfOpen }) {
-  const today = todayIn(timeZone, now);
+function datePredicate(type, value, now, { cmp, range, halfOpen, get }) {
+  const today = todayIn(APP_CONFIG.timeZone, now);
   const p = period(today, type);
   if (p) return halfOpen(p[0], p[1]);
   switch (type) {
@@ -280,69 +298,143 @@ function datePredicate(type, value, timeZone, now, { cmp, range, halfOpen }) {
     case 'notOn': return cmp((c) => c !== 0, value);
     case 'after': return cmp((c) => c > 0, value);
     case 'before': return cmp((c) => c < 0, value);
+    case 'ever': return (raw) => get(raw) !== null && get(raw) !== undefined;
     case 'between': {
-      if (!Array.isArray(value) || value.length < 2) throw badItem();
+      if (!Array.isArray(value) || value.length < 2) throw whereError("Bad where item 'between'.");
       return range(value[0], value[1]);
     }
     default: throw badItem();
   }
 }
 
+/** @typedef {{ type: string, value?: unknown }} TransformedItem */
+
 /**
- * `dateTime=true` items on date-time attributes: day boundaries computed in the item's time zone and turned
- * into UTC instants, as EspoCRM's DateTimeItemTransformer does. Returns null for types it leaves alone.
- * @param {string} type @param {unknown} value @param {string} tz @param {number} now
- * @param {(a: unknown, b: unknown) => Predicate} halfOpen
- * @param {(t: (c: number) => boolean, v: unknown) => Predicate} cmp
- * @returns {Predicate | null}
+ * EspoCRM's DateTimeItemTransformer (Core/Select/Where/DateTimeItemTransformer.php), for items with
+ * `dateTime=true`: the day boundaries are computed in `timeZone` with PHP's DateTime and turned into UTC
+ * date-times, and the item becomes `between` (both ends included), `before` or `after`. Its quirks are kept:
+ *   - values are parsed by PHP: a value with its own offset or `Z` is that instant, one without is wall-clock time
+ *     in `timeZone`, a date is that day in `timeZone`;
+ *   - `between` adds the day to a date end in UTC, after the conversion (an hour off across a DST change);
+ *   - periods (currentMonth, …) end at the first second of the next period, included;
+ *   - nextXDays ends at 00:59:59 of the day after the last (setTime(24, 59, 59));
+ *   - afterXDays is after the midnight that starts day X, not the one that ends it;
+ *   - every other type (notOn, equals, greaterThan, …) keeps its type but loses its value.
+ * @param {string} type @param {unknown} value @param {unknown} timeZoneParam @param {number} nowMs
+ * @returns {TransformedItem}
  */
-function dateTimePredicate(type, value, tz, now, halfOpen, cmp) {
-  const today = todayIn(tz, now);
-  const start = (/** @type {string} */ date) => formatDateTime(zonedToUtc(date, tz));
-  const nowStr = formatDateTime(now);
-  const isDateOnly = (/** @type {unknown} */ v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v);
-  const local = (/** @type {unknown} */ v) => {
-    const s = parseDateTime(String(v).replace(/(Z|[+-]\d{2}:?\d{2})$/i, ''));
-    if (!s) throw badItem();
-    return formatDateTime(zonedToUtc(s, tz));
+function transformDateTimeItem(type, value, timeZoneParam, nowMs) {
+  const tz = typeof timeZoneParam === 'string' && timeZoneParam !== '' ? timeZoneParam : 'UTC';
+  // new DateTimeZone('Foo') throws a plain exception: 500 without a reason.
+  if (!isValidTimeZone(tz)) throw new ApiError(500, '');
+  if (phpEmpty(value) && ['on', 'before', 'after'].includes(type)) throw whereError('Bad where item. Empty value.');
+  const utc = (/** @type {number} */ t) => formatDateTime(t);
+  /** @param {unknown} v */
+  const parse = (v) => {
+    try {
+      return phpDateTime(String(v), tz, nowMs);
+    } catch {
+      throw new ApiError(500, '');
+    }
   };
-  const p = period(today, type);
-  if (p) return halfOpen(start(p[0]), start(p[1]));
+  const nowWall = instantToWall(nowMs, tz);
+  /** A wall-clock time relative to now, normalised and resolved in tz. @param {Partial<import('./util').Wall>} w */
+  const at = (w) => wallToInstant(normaliseWall({ ...nowWall, ...w }), tz);
+  /** End of the day that starts at a local midnight: +1 day -1 second in wall-clock time. @param {number} t */
+  const endOfLocalDay = (t) => {
+    const w = instantToWall(t, tz);
+    return wallToInstant(normaliseWall({ ...w, d: w.d + 1, s: w.s - 1 }), tz);
+  };
+  const dateLike = (/** @type {unknown} */ v) => String(v).length <= 10;
+  const nowUtc = utc(Math.floor(nowMs / 1000) * 1000);
+  const n = days(value);
   switch (type) {
-    case 'today': return halfOpen(start(today), start(addDays(today, 1)));
-    case 'past': return cmp((c) => c < 0, nowStr);
-    case 'future': return cmp((c) => c > 0, nowStr);
-    case 'lastSevenDays': return halfOpen(start(addDays(today, -7)), formatDateTime(now + 1000));
-    case 'lastXDays': return halfOpen(start(addDays(today, -days(value))), formatDateTime(now + 1000));
-    case 'nextXDays': return halfOpen(nowStr, start(addDays(today, days(value) + 1)));
-    case 'olderThanXDays': return cmp((c) => c < 0, start(addDays(today, -days(value))));
-    case 'afterXDays': return cmp((c) => c >= 0, start(addDays(today, days(value) + 1)));
-    case 'on':
-    case 'notOn': {
-      if (!isDateOnly(value)) throw badItem();
-      const inDay = halfOpen(start(/** @type {string} */ (value)), start(addDays(/** @type {string} */ (value), 1)));
-      if (type === 'on') return inDay;
-      const notNull = cmp(() => true, '0000-00-00 00:00:00');
-      return (raw) => notNull(raw) && !inDay(raw);
+    case 'today': {
+      const from = at({ h: 0, mi: 0, s: 0 });
+      return { type: 'between', value: [utc(from), utc(endOfLocalDay(from))] };
+    }
+    case 'past': return { type: 'before', value: nowUtc };
+    case 'future': return { type: 'after', value: nowUtc };
+    case 'lastSevenDays': return { type: 'between', value: [utc(at({ d: nowWall.d - 7, h: 0, mi: 0, s: 0 })), nowUtc] };
+    case 'lastXDays': return { type: 'between', value: [utc(at({ d: nowWall.d - n, h: 0, mi: 0, s: 0 })), nowUtc] };
+    case 'nextXDays': return { type: 'between', value: [nowUtc, utc(at({ d: nowWall.d + n, h: 24, mi: 59, s: 59 }))] };
+    case 'olderThanXDays': return { type: 'before', value: utc(at({ d: nowWall.d - n, h: 0, mi: 0, s: 0 })) };
+    case 'afterXDays': return { type: 'after', value: utc(at({ d: nowWall.d + n, h: 0, mi: 0, s: 0 })) };
+    case 'on': {
+      const from = parse(value);
+      return { type: 'between', value: [utc(from), utc(dateLike(value) ? endOfLocalDay(from) : from)] };
+    }
+    case 'before': return { type: 'before', value: utc(parse(value)) };
+    case 'after': {
+      const t = parse(value);
+      return { type: 'after', value: utc(dateLike(value) ? endOfLocalDay(t) : t) };
     }
     case 'between': {
-      if (!Array.isArray(value) || value.length < 2) throw badItem();
-      const from = isDateOnly(value[0]) ? start(value[0]) : local(value[0]);
-      const to = isDateOnly(value[1]) ? start(addDays(value[1], 1)) : local(value[1]);
-      return halfOpen(from, to);
+      if (!Array.isArray(value) || value.length < 2) throw whereError('Bad where item. Bad value.');
+      const from = parse(value[0]);
+      const to = parse(value[1]) + (dateLike(value[1]) ? 86_399_000 : 0);
+      return { type: 'between', value: [utc(from), utc(to)] };
     }
-    case 'after':
-      return isDateOnly(value) ? cmp((c) => c >= 0, start(addDays(/** @type {string} */ (value), 1))) : cmp((c) => c > 0, local(value));
-    case 'before':
-      return isDateOnly(value) ? cmp((c) => c < 0, start(/** @type {string} */ (value))) : cmp((c) => c < 0, local(value));
-    // Measured on 8.1.5: with dateTime=true these come out as a condition no row satisfies.
-    case 'greaterThan':
-    case 'lessThan':
-    case 'greaterThanOrEquals':
-    case 'lessThanOrEquals':
-      return () => false;
+    case 'currentMonth':
+    case 'lastMonth':
+    case 'nextMonth': {
+      const shift = type === 'lastMonth' ? -1 : type === 'nextMonth' ? 1 : 0;
+      return { type: 'between', value: [utc(at({ mo: nowWall.mo + shift, d: 1, h: 0, mi: 0, s: 0 })), utc(at({ mo: nowWall.mo + shift + 1, d: 1, h: 0, mi: 0, s: 0 }))] };
+    }
+    case 'currentQuarter':
+    case 'lastQuarter':
+    case 'currentFiscalQuarter':
+    case 'lastFiscalQuarter': {
+      const quarterStart = Math.floor((nowWall.mo - 1) / 3) * 3 + 1 - (type.startsWith('last') ? 3 : 0);
+      return { type: 'between', value: [utc(at({ mo: quarterStart, d: 1, h: 0, mi: 0, s: 0 })), utc(at({ mo: quarterStart + 3, d: 1, h: 0, mi: 0, s: 0 }))] };
+    }
+    case 'currentYear':
+    case 'lastYear':
+    case 'currentFiscalYear':
+    case 'lastFiscalYear': {
+      const year = nowWall.y - (type.startsWith('last') ? 1 : 0);
+      return { type: 'between', value: [utc(at({ y: year, mo: 1, d: 1, h: 0, mi: 0, s: 0 })), utc(at({ y: year + 1, mo: 1, d: 1, h: 0, mi: 0, s: 0 }))] };
+    }
     default:
-      return null;
+      return { type };
+  }
+}
+
+/**
+ * The transformed item as ItemGeneralConverter and the ORM build it: between → >= AND <=, before → <,
+ * after → >; a type that lost its value compares with NULL (`= NULL` is IS NULL in EspoCRM's ORM).
+ * @param {TransformedItem} t
+ * @param {{ get: (r: RawRecord) => unknown, cmp: (t: (c: number) => boolean, v: unknown) => Predicate,
+ *   range: (a: unknown, b: unknown) => Predicate, like: (p: string, negate: boolean) => Predicate }} ops
+ * @returns {Predicate}
+ */
+function transformedPredicate(t, { get, cmp, range, like }) {
+  const v = /** @type {unknown[]} */ (t.value);
+  const isNull = (/** @type {RawRecord} */ raw) => get(raw) === null || get(raw) === undefined;
+  switch (t.type) {
+    case 'between': return range(v[0], v[1]);
+    case 'before': return cmp((c) => c < 0, t.value);
+    case 'after': return cmp((c) => c > 0, t.value);
+    case 'equals':
+    case 'on':
+    case 'isNull':
+      return isNull;
+    case 'notEquals':
+    case 'notOn':
+    case 'isNotNull':
+    case 'ever':
+      return (raw) => !isNull(raw);
+    // '%' . null . '%' is '%%': LIKE matches every value that is not NULL.
+    case 'contains': case 'startsWith': case 'endsWith': return like('%', false);
+    case 'isTrue': return (raw) => get(raw) === true;
+    case 'isFalse': return (raw) => get(raw) === false || isNull(raw);
+    case 'any': return () => true;
+    case 'in': throw whereError("Bad where item 'in'.");
+    case 'notIn': throw whereError("Bad where item 'notIn'.");
+    case 'arrayAnyOf': case 'arrayAllOf': throw whereError('Bad where item. No value.');
+    case 'and': case 'or': throw whereError('Bad where item.');
+    // > NULL, LIKE NULL, NOT LIKE '%%', …: no row.
+    default: return () => false;
   }
 }
 
@@ -377,6 +469,17 @@ function intParam(v, dflt, what) {
 }
 
 /**
+ * The attribute a field name sorts by: a link by its name, a linkParent by its type.
+ * @param {string} entityType @param {string} orderBy
+ */
+function orderAttributeOf(entityType, orderBy) {
+  const fd = ENTITY_DEFS[entityType].fields[orderBy];
+  if (fd && ['link', 'file', 'image', 'linkOne'].includes(fd.type)) return `${orderBy}Name`;
+  if (fd && fd.type === 'linkParent') return `${orderBy}Type`;
+  return orderBy;
+}
+
+/**
  * Filters, sorts and pages records into the list envelope.
  * @param {{ store: Store, entityType: string, records: Iterable<RawRecord>, params: ListParams, noTotal: boolean,
  *   unknownTypeStatus: number, now?: number }} args
@@ -387,10 +490,13 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
   const offset = intParam(params.offset, 0, 'offset');
   const attrs = getAttributes(entityType);
 
-  let order = 'desc';
-  let orderBy = 'createdAt';
+  // Without orderBy and order: the type's default (entityDefs.<Type>.collection); orderBy without order: asc.
+  // Ties are ordered by id in the same direction (Core/Select/Order/Applier::applyOrder).
+  const collection = collectionOf(entityType);
+  let order = collection.order;
+  let orderBy = collection.orderBy;
   if (params.orderBy !== undefined && params.orderBy !== '') {
-    orderBy = String(params.orderBy);
+    orderBy = orderAttributeOf(entityType, String(params.orderBy));
     order = 'asc';
     if (!attrs.has(orderBy)) throw new ApiError(400, `Not existing orderBy '${orderBy}'.`);
   }
