@@ -1,6 +1,6 @@
 /** @type {import('jest').Config} */
 module.exports = {
-	testEnvironment: 'node',
+	testEnvironment: '<rootDir>/test/harness/quietEnvironment.js',
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],

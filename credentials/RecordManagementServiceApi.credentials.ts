@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'crypto';
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
@@ -153,6 +152,10 @@ export class RecordManagementServiceApi implements ICredentialType {
 	 * Only the OAuth scheme has a token; the other schemes return nothing, which n8n does not store.
 	 * The requests in flight when a token stops working all get 401 and all call this with that token: they
 	 * share one new token instead of each asking POST /Auth for its own.
+	 * On first use, n8n stores the new token on the credential only after the request that fetched it; runs that
+	 * read the credential before that find it empty. They share the token just issued in this process, for a
+	 * minute at most, instead of asking for another. (Each n8n process, queue-mode workers included, may still
+	 * fetch one token at first use: processes share only what n8n stores.)
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		if (credentials.authentication !== 'oAuth2ClientCredentials') return {};
@@ -160,19 +163,19 @@ export class RecordManagementServiceApi implements ICredentialType {
 		const client = clientKey(credentials);
 		const failedToken = String(credentials.accessToken ?? '');
 		const known = tokenRenewals.get(client);
-		// An empty token is only shared while its request is under way: a later run with an empty token asks anew.
-		if (known && known.replaces === failedToken && (failedToken !== '' || !known.settled)) {
+		const justIssued = known?.settledAt !== undefined && Date.now() - known.settledAt < SHARE_ISSUED_TOKEN_MS;
+		if (known && known.replaces === failedToken && (failedToken !== '' || known.settledAt === undefined || justIssued)) {
 			return { accessToken: await known.token };
 		}
-		const renewal: TokenRenewal = { replaces: failedToken, settled: false, token: requestToken(this, credentials) };
+		const renewal: TokenRenewal = { replaces: failedToken, token: requestToken(this, credentials) };
 		tokenRenewals.set(client, renewal);
 		try {
-			return { accessToken: await renewal.token };
+			const accessToken = await renewal.token;
+			renewal.settledAt = Date.now();
+			return { accessToken };
 		} catch (error) {
 			if (tokenRenewals.get(client) === renewal) tokenRenewals.delete(client);
 			throw error;
-		} finally {
-			renewal.settled = true;
 		}
 	}
 
@@ -207,49 +210,23 @@ export class RecordManagementServiceApi implements ICredentialType {
 		}
 		return options;
 	}
-
-	test: ICredentialTestRequest = {
-		// authenticate() sets the base URL, as for every request of the node.
-		request: {
-			// EspoCRM answers /App/user to any API user; a standard server has no such endpoint, so ask for one record.
-			url: '={{$credentials.server === "espocrm" ? "/App/user" : "/Contact"}}',
-			qs: { maxSize: 1 },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The server refused these credentials: check the API key, user name and password, client ID and secret, or HMAC keys',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message:
-						"The server accepted the credentials but denied access: check the API user's role, or wait a minute if there were more than 10 failed logins",
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message: 'Nothing answers at this Base URL: enter the address of the server (such as https://crm.example.com) and check the Server setting',
-				},
-			},
-		],
-	};
 }
 
 interface TokenRenewal {
 	/** The token that stopped working ('' when there was none yet). */
 	replaces: string;
 	token: Promise<string>;
-	settled: boolean;
+	/** When the token arrived; undefined while it is being fetched. */
+	settledAt?: number;
 }
 
-/** The latest token request per client (server, client ID and a hash of the secret), in this n8n process. */
+/** How long a token issued at first use is shared with runs that read the credential before n8n stored it. */
+const SHARE_ISSUED_TOKEN_MS = 10_000;
+
+/**
+ * The latest token request per client (server, client ID and a hash of the secret), in this n8n process: a
+ * short-lived share of a token being issued. The token itself lives in n8n's credential storage.
+ */
 const tokenRenewals = new Map<string, TokenRenewal>();
 
 function clientKey(credentials: ICredentialDataDecryptedObject) {

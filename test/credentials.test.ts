@@ -95,7 +95,7 @@ describe('headers of each scheme, as the sandbox receives them', () => {
 		expect(bed.received()).toHaveLength(2);
 		expect(auth).toMatchObject({ method: 'POST', path: '/Auth', status: 200 });
 		expect(auth.headers['content-type']).toMatch(/application\/json/);
-		expect(auth.body).toEqual({ grant_type: 'client_credentials', client_id: 'sandbox-client', client_secret: 'sandbox-client-secret' });
+		expect(auth.body).toEqual({ grant_type: 'client_credentials', client_id: expect.stringMatching(/^sandbox-client-\d+$/), client_secret: 'sandbox-client-secret' });
 		expect(auth.headers.authorization).toBeUndefined();
 		expect(get).toMatchObject({ method: 'GET', path: `/Contact/${contact.id}`, status: 200 });
 		const token = bed.store.get('rms').accessToken;
@@ -295,24 +295,56 @@ describe('secrets never reach output items or errors', () => {
 			for (const secret of secrets) expect(text).not.toContain(secret);
 		}
 	});
+
+	const everyScheme: Array<[Scheme, 'standard' | 'espocrm']> = [
+		['apiKey', 'standard'],
+		['basic', 'espocrm'],
+		['oAuth2ClientCredentials', 'standard'],
+		['hmac', 'espocrm'],
+	];
+
+	test.each(everyScheme)('%s (%s): a proxy that echoes the request headers into its reason and body has every credential value and header redacted', async (scheme, server) => {
+		bed.sandbox.setDialect(server);
+		bed.use(scheme, server);
+		const [contact] = contacts(1);
+		// A misconfigured proxy: 502 with the request's headers in X-Status-Reason and in the JSON body.
+		bed.sandbox.faults.failNext({ status: 502, count: 2, echoRequestHeaders: true, pathPrefix: `/Contact/${contact.id}` });
+		const parameters = { ...getContact(contact.id), requestSettings: { maxRetries: 0 } };
+		const failed = await bed.run(parameters);
+		const continued = await bed.run(parameters, [{}], { onError: 'continueRegularOutput' });
+		const [echoed] = bed.received('GET').filter((request) => request.status === 502);
+		// What the request carried, as the proxy saw it: every authentication header value.
+		const sent = ['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization']
+			.map((name) => echoed.headers[name])
+			.filter((value): value is string => typeof value === 'string')
+			.flatMap((value) => [value, value.replace(/^(Bearer|Basic)\s+/i, '')]);
+		expect(sent.length).toBeGreaterThan(0);
+		expect(failed.error?.httpCode).toBe('502');
+		expect(failed.error?.message).toContain('[redacted]');
+		const token = bed.store.get('rms').accessToken as string;
+		expect(continued.json[0].error).toBeDefined();
+		for (const text of [everything(failed), everything(continued)]) {
+			for (const secret of [...SECRETS, ...sent, ...(token ? [token] : [])]) expect(text).not.toContain(secret);
+		}
+	});
 });
 
-describe('the credential test button, as n8n runs it', () => {
+describe('the credential test (the Test button, and Save), as n8n runs it', () => {
 	const everyScheme: Scheme[] = ['apiKey', 'basic', 'oAuth2ClientCredentials', 'hmac'];
 	const everyCombination = everyScheme.flatMap((scheme) =>
 		(['standard', 'espocrm'] as const)
 			// EspoCRM has no token endpoint, and HMAC is EspoCRM's own scheme.
 			.filter((server) => (scheme === 'oAuth2ClientCredentials' ? server === 'standard' : scheme === 'hmac' ? server === 'espocrm' : true))
-			.map((server) => [scheme, server, 'GET', server === 'espocrm' ? '/App/user' : '/Contact'] as [Scheme, 'standard' | 'espocrm', string, string]),
+			.map((server) => [scheme, server, server === 'espocrm' ? '/App/user' : '/Contact'] as [Scheme, 'standard' | 'espocrm', string]),
 	);
 
-	test.each(everyCombination)('%s on a %s server: succeeds with a request to %s %s', async (scheme, server, method, path) => {
+	test.each(everyCombination)('%s on a %s server: succeeds with one request to GET %s, signed as every request is', async (scheme, server, path) => {
 		bed.sandbox.setDialect(server);
 		bed.use(scheme, server);
-		expect(await testCredential(bed.store)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await testCredential(bed.store)).toEqual({ status: 'OK', message: 'Connection successful' });
 		const requests = bed.received().filter((request) => request.path !== '/Auth');
 		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ method, path, status: 200, query: { maxSize: '1' } });
+		expect(requests[0]).toMatchObject({ method: 'GET', path, status: 200 });
 		if (scheme === 'oAuth2ClientCredentials') expect(bed.sandbox.tokensIssued).toBe(1);
 	});
 
@@ -322,45 +354,96 @@ describe('the credential test button, as n8n runs it', () => {
 		['basic', 'standard', { password: 'wrong-password' }],
 		['basic', 'espocrm', { password: 'wrong-password' }],
 		['hmac', 'espocrm', { secretKey: 'wrong-hmac-secret' }],
-		['oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-client-secret' }],
-	] as Array<[Scheme, 'standard' | 'espocrm', IDataObject]>)('%s on a %s server, refused: the message says so, without the secret', async (scheme, server, wrong) => {
+	] as Array<[Scheme, 'standard' | 'espocrm', IDataObject]>)('%s on a %s server, refused: the message says so, in one request, without the secret', async (scheme, server, wrong) => {
 		bed.sandbox.setDialect(server);
 		bed.use(scheme, server, wrong);
 		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
+		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials \(401\)/) });
 		for (const secret of Object.values(wrong)) expect(outcome.message).not.toContain(String(secret));
-	});
-
-	test('refused credentials: the message says so, without the key', async () => {
-		bed.sandbox.setDialect('standard');
-		bed.use('apiKey', 'standard', { apiKey: 'wrong-api-key' });
-		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
-		expect(outcome.message).not.toContain('wrong-api-key');
-		// n8n-core resends once after a 401 (to renew a token).
-		expect(bed.received().length).toBeLessThanOrEqual(2);
-		expect(bed.received().every((request) => request.headers['x-api-key'] === 'wrong-api-key' && request.path === '/Contact')).toBe(true);
+		// One failed login, not two: EspoCRM blocks an address after 10 a minute.
+		expect(bed.received()).toHaveLength(1);
 	});
 
 	test('a wrong client secret: the token request is refused and the message says so', async () => {
 		bed.sandbox.setDialect('standard');
 		bed.use('oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-secret' });
 		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials/) });
-		expect(bed.received().every((request) => request.path === '/Auth')).toBe(true);
+		expect(outcome).toEqual({ status: 'Error', message: 'The server refused the client ID or secret (POST /Auth answered 401).' });
+		expect(bed.received().map((request) => request.path)).toEqual(['/Auth']);
 	});
 
-	test('a Base URL where no such server answers: the message points at the Base URL', async () => {
+	test('OAuth against EspoCRM, which has no token endpoint, says to use API Key or HMAC', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('oAuth2ClientCredentials', 'standard');
+		expect((await testCredential(bed.store)).message).toMatch(/no token endpoint .*\/api\/v1\/Auth \(404\)\. EspoCRM has none: use API Key or HMAC/);
+	});
+
+	test('a Base URL where nothing of the interface answers: the message points at the Base URL and the Server setting', async () => {
 		bed.sandbox.setDialect('espocrm');
 		bed.use('apiKey', 'espocrm', { baseUrl: `${bed.sandbox.origin}/crm` });
 		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^Nothing answers at this Base URL/) });
+		expect(outcome.status).toBe('Error');
+		expect(outcome.message).toContain(`Nothing answers at ${bed.sandbox.origin}/crm/api/v1/App/user (404)`);
 	});
 
-	test('an unreachable server: the message is the network error', async () => {
-		bed.use('apiKey', 'standard', { baseUrl: 'http://127.0.0.1:9' });
-		expect(await testCredential(bed.store)).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+	/** A server of its own for one test: a catch-all web page, or a port that accepts and never answers. */
+	async function withServer(handler: http.RequestListener, run: (origin: string) => Promise<void>) {
+		const server = http.createServer(handler);
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+		} finally {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	}
+
+	test.each(['standard', 'espocrm'] as const)('a Base URL that answers 200 with a web page (%s) is not the API', async (server) => {
+		await withServer(
+			(_request, response) => {
+				response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+				response.end('<!doctype html><html><body>Welcome</body></html>');
+			},
+			async (origin) => {
+				bed.use('apiKey', server, { baseUrl: origin });
+				const outcome = await testCredential(bed.store);
+				expect(outcome).toEqual({ status: 'Error', message: expect.stringContaining('answers, but not as the API does (text/html: a web page)') });
+			},
+		);
 	});
+
+	test('a refused connection names the address and port and what to check', async () => {
+		bed.use('apiKey', 'standard', { baseUrl: 'http://127.0.0.1:9' });
+		expect(await testCredential(bed.store)).toEqual({
+			status: 'Error',
+			message: 'Nothing accepts connections at 127.0.0.1:9 (connection refused). Check the address and port in the Base URL, and that the server is running.',
+		});
+	});
+
+	test('an unknown host name says so', async () => {
+		bed.use('apiKey', 'standard', { baseUrl: 'https://no-such-host.invalid' });
+		expect((await testCredential(bed.store)).message).toMatch(/^The host name "no-such-host.invalid" could not be found \((ENOTFOUND|EAI_AGAIN)\)/);
+	});
+
+	test('https:// to a port that speaks plain HTTP is a TLS problem, with what to try', async () => {
+		const origin = bed.sandbox.origin.replace('http://', 'https://');
+		bed.use('apiKey', 'standard', { baseUrl: origin });
+		const outcome = await testCredential(bed.store);
+		expect(outcome.message).toMatch(/^The secure \(HTTPS\) connection to 127\.0\.0\.1:\d+ failed \(the port does not speak HTTPS\)\. .*turn on "Ignore SSL Issues".*use http:\/\//);
+	});
+
+	test('a server that never answers times out with a message about firewalls and ports', async () => {
+		await withServer(
+			() => {
+				// Accepts the connection and says nothing.
+			},
+			async (origin) => {
+				bed.use('apiKey', 'standard', { baseUrl: origin });
+				const outcome = await testCredential(bed.store);
+				expect(outcome.message).toMatch(/^No answer from 127\.0\.0\.1:\d+ within 15 seconds .*firewall/);
+			},
+		);
+	}, 30_000);
 });
 
 describe('a token endpoint that answers {} (a tiny server of its own)', () => {

@@ -17,7 +17,7 @@ const record = (operation: string, id: unknown, extra: Record<string, unknown> =
 describe('IDs', () => {
 	test.each(['..', '.', ' .. '])('the ID %j is refused before anything is sent (it would step up the path)', async (id) => {
 		const result = await bed.run(record('delete', id), [{}], { onError: 'continueRegularOutput' });
-		expect(result.items[0].error?.message).toContain('"Record ID" is not a record ID');
+		expect(result.items[0].error?.message).toContain('"Record" is not a record ID');
 		expect(bed.received()).toEqual([]);
 	});
 
@@ -52,13 +52,13 @@ describe('changes with nothing in them', () => {
 	test('Update with no field is refused instead of sending an empty PUT', async () => {
 		const contact = bed.sandbox.store.create('Contact', { firstName: 'A', lastName: 'B' });
 		const result = await bed.run(record('update', contact.id, { fields: {} }), [{}], { onError: 'continueRegularOutput' });
-		expect(result.items[0].error?.message).toBe('The parameter "Fields to Update" is empty (item 0)');
+		expect(result.items[0].error?.message).toBe('The parameter "Fields" is empty (item 0)');
 		expect(bed.received()).toEqual([]);
 	});
 
 	test('Mass Update with no field is refused', async () => {
 		const result = await bed.run({ resource: 'bulk', operation: 'massUpdate', entityType: 'Contact', fields: {} }, [{ id: 'a' }]);
-		expect(result.error?.message).toBe('The parameter "Fields to Set" is empty (item 0)');
+		expect(result.error?.message).toBe('The parameter "Fields" is empty (item 0)');
 		expect(bed.received()).toEqual([]);
 	});
 
@@ -88,7 +88,7 @@ describe('changes with nothing in them', () => {
 	});
 
 	test('bulk: an ID list entry that is not text is refused, not sent as "[object Object]"', async () => {
-		const result = await bed.run({ resource: 'bulk', operation: 'massDelete', entityType: 'Contact', ids: '={{ [{ id: "x" }] }}' }, [{}]);
+		const result = await bed.run({ resource: 'bulk', operation: 'massDelete', entityType: 'Contact', idSource: 'expression', ids: '={{ [{ id: "x" }] }}' }, [{}]);
 		expect(result.error?.message).toContain('must be one ID');
 		expect(bed.received()).toEqual([]);
 	});
@@ -98,7 +98,7 @@ describe('changes with nothing in them', () => {
 		const result = await bed.run({
 			resource: 'lead',
 			operation: 'convert',
-			recordId: { __rl: true, mode: 'id', value: lead.id },
+			leadId: { __rl: true, mode: 'id', value: lead.id },
 			records: { Account: { name: 'Acme', moreFields: '[1, 2]' } },
 		});
 		expect(result.error?.message).toBe('The parameter "Records to Create > Account > More Fields (JSON)" must be a JSON object (item 0)');
@@ -154,5 +154,25 @@ describe('expressions and dates', () => {
 		);
 		expect(result.json.map((json) => json.id)).toEqual([contact.id]);
 		expect(bed.received()[0].query.where[0].value[0]).toMatchObject({ type: 'today', dateTime: 'true', timeZone: 'Europe/Berlin' });
+	});
+});
+
+describe('a mass action resent after a lost connection says what is known', () => {
+	test.each(['standard', 'espocrm'] as const)('Mass Delete (%s): the first attempt deleted the records, the resend finds none', async (dialect) => {
+		bed.sandbox.setDialect(dialect);
+		bed.use('apiKey', dialect);
+		const records = [1, 2, 3].map((n) => bed.sandbox.store.create('Contact', { firstName: 'D', lastName: `N${n}` }));
+		// The server carries out the request, then the connection drops before the answer.
+		bed.sandbox.faults.dropNext({ after: true, method: 'POST' });
+		const result = await bed.run({ resource: 'bulk', operation: 'massDelete', entityType: 'Contact' }, records.map(({ id }) => ({ id })));
+		expect(result.error).toBeUndefined();
+		expect(bed.received('POST').map((request) => request.status)).toEqual([0, 200]);
+		expect(bed.sandbox.store.count('Contact')).toBe(0);
+		const [output] = result.json;
+		expect(output.firstAttempt).toMatch(/^unknown: the connection was lost before the server answered \(\w+\), so the request was sent again$/);
+		if (dialect === 'espocrm') {
+			expect(output).toMatchObject({ requested: 3, count: 0, notFoundWhenResent: records.map(({ id }) => id) });
+			expect(output.note).toBe('The second attempt deleted 0 of 3. The others were not there any more: the first attempt deleted them, or they never existed. None of the 3 records exists now.');
+		}
 	});
 });

@@ -15,8 +15,10 @@ describe('lists of the form, EspoCRM server', () => {
 		expect(values).toEqual(expect.arrayContaining(['Account', 'Contact', 'Lead', 'Opportunity', 'Email', 'CProject']));
 		expect(values).not.toContain('Global');
 		expect(options.find((option) => option.value === 'CProject')?.name).toBe('Project (CProject, custom)');
+		expect(options.find((option) => option.value === 'Opportunity')?.name).toBe('Opportunity');
 		expect(values[values.length - 1]).toBe('custom');
-		expect(bed.received().map((request) => `${request.method} ${request.path}`)).toEqual(['GET /Metadata']);
+		// The metadata, and the labels users know from the CRM.
+		expect(bed.received().map((request) => `${request.method} ${request.path}`).sort()).toEqual(['GET /I18n', 'GET /Metadata']);
 	});
 
 	test('a type the API user cannot reach is not offered', async () => {
@@ -32,7 +34,12 @@ describe('lists of the form, EspoCRM server', () => {
 
 	test('relationship names show the entity type they lead to', async () => {
 		const options = await list('getLinks', { resource: 'relationship', entityType: 'Account' });
-		expect(options).toEqual(expect.arrayContaining([{ name: 'contacts (Contact)', value: 'contacts' }, { name: 'opportunities (Opportunity)', value: 'opportunities' }]));
+		expect(options).toEqual(
+			expect.arrayContaining([
+				{ name: 'Contacts (contacts) → Contact', value: 'contacts' },
+				{ name: 'Opportunities (opportunities) → Opportunity', value: 'opportunities' },
+			]),
+		);
 	});
 
 	test('the field mapper gets writable fields with their types, enum values and required flags', async () => {
@@ -204,14 +211,19 @@ describe('Create and Update through the field mapper', () => {
 
 	test('filter conditions can name fields and relationships', async () => {
 		const options = await list('getFilterAttributes', { entityType: 'Account' });
-		expect(options).toEqual(expect.arrayContaining([{ name: 'name', value: 'name' }, { name: 'contacts (relationship to Contact)', value: 'contacts' }]));
+		expect(options).toEqual(
+			expect.arrayContaining([
+				{ name: 'Name (name)', value: 'name' },
+				{ name: 'Contacts (contacts) → Contact (relationship)', value: 'contacts' },
+			]),
+		);
 	});
 });
 
 test('each list reads the metadata once', async () => {
 	bed.use('apiKey', 'espocrm');
 	await list('getFilterAttributes', { entityType: 'Account' });
-	expect(bed.received().map((request) => request.path)).toEqual(['/Metadata']);
+	expect(bed.received().map((request) => request.path).sort()).toEqual(['/I18n', '/Metadata']);
 });
 
 describe('picking a record from a list', () => {
@@ -244,5 +256,132 @@ describe('picking a record from a list', () => {
 		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
 		const result = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'list', value: contact.id, cachedResultName: 'Ada Lovelace' } });
 		expect(result.json[0]).toMatchObject({ id: contact.id });
+	});
+});
+
+describe('labels as the CRM shows them (EspoCRM)', () => {
+	beforeEach(() => bed.use('apiKey', 'espocrm'));
+
+	const mapper = async (entityType: string, operation = 'create') =>
+		(
+			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
+				fields: Array<{ id: string; displayName: string; type: string; required: boolean; options?: Array<{ name: string; value: string }> }>;
+			}
+		).fields;
+
+	test('fields by label and name, enum values by label', async () => {
+		const contact = await list('getFields');
+		expect(contact).toEqual(expect.arrayContaining([{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' }, { name: 'Salutation (salutationName)', value: 'salutationName' }]));
+		const user = Object.fromEntries((await mapper('User')).map((field) => [field.id, field]));
+		expect(user.type.options).toEqual(expect.arrayContaining([{ name: 'Regular', value: 'regular' }, { name: 'Admin', value: 'admin' }]));
+	});
+
+	test('without labels (the server refuses /I18n) the lists show names', async () => {
+		bed.sandbox.faults.i18nFailure = true;
+		const contact = await list('getFields');
+		expect(contact).toEqual(expect.arrayContaining([{ name: 'doNotCall', value: 'doNotCall' }]));
+	});
+});
+
+describe('every EspoCRM field type is offered as it is written, or left out', () => {
+	beforeEach(() => bed.use('apiKey', 'espocrm'));
+
+	const mapperOf = async (entityType: string, operation = 'create') =>
+		Object.fromEntries(
+			(
+				(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
+					fields: Array<{ id: string; displayName: string; type: string; required: boolean }>;
+				}
+			).fields.map((field) => [field.id, field]),
+		);
+
+	test('Meeting: date-or-date-time fields, and the required assigned user as its ID', async () => {
+		const meeting = await mapperOf('Meeting');
+		expect(meeting.dateStart).toMatchObject({ type: 'dateTime', displayName: 'Date Start (dateStart, date or date-time)', required: true });
+		expect(meeting.assignedUserId).toMatchObject({ type: 'string', required: true });
+		expect(meeting.assignedUserName).toBeUndefined();
+		expect((await mapperOf('Meeting', 'update')).assignedUserId.required).toBe(false);
+	});
+
+	test('CProject: lists, JSON, files and attachments as IDs; numbered, foreign and one-to-one fields readable only', async () => {
+		const project = await mapperOf('CProject');
+		expect(project.cTags.type).toBe('array');
+		expect(project.cChecklist.type).toBe('array');
+		expect(project.cLinks.type).toBe('array');
+		expect(project.cSettings.type).toBe('object');
+		expect(project.cSteps.type).toBe('array');
+		expect(project.cContractId).toMatchObject({ type: 'string' });
+		expect(project.cFilesIds).toMatchObject({ type: 'array' });
+		for (const readOnly of ['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId']) expect(project[readOnly]).toBeUndefined();
+		const readable = (await list('getFields', { entityType: 'CProject' })).map((option) => option.value);
+		expect(readable).toEqual(expect.arrayContaining(['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId', 'cContractName']));
+	});
+
+	test('a person name sorts, filters and matches as a whole, and is written as its parts', async () => {
+		const sortable = (await list('getSortableFields')).map((option) => option.value);
+		expect(sortable).toContain('name');
+		expect(sortable).not.toContain('teamsIds');
+		const contact = await mapperOf('Contact');
+		expect(contact.name).toBeUndefined();
+		expect(contact.lastName).toMatchObject({ required: true });
+	});
+
+	const meetingColumns = (value: Record<string, unknown>) => ({
+		mappingMode: 'defineBelow',
+		value,
+		schema: [
+			{ id: 'name', displayName: 'Name (name)', type: 'string', required: true, display: true, defaultMatch: false },
+			{ id: 'dateStart', displayName: 'Date Start (dateStart, date or date-time)', type: 'dateTime', required: true, display: true, defaultMatch: false },
+			{ id: 'dateEnd', displayName: 'Date End (dateEnd, date or date-time)', type: 'dateTime', required: true, display: true, defaultMatch: false },
+			{ id: 'assignedUserId', displayName: 'Assigned User ID (assignedUserId)', type: 'string', required: true, display: true, defaultMatch: false },
+		],
+	});
+
+	test('a date given to a date-or-date-time field makes an all-day event; a date-time, a timed one', async () => {
+		const [user] = bed.sandbox.store.list('User');
+		const allDay = await bed.run({
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Meeting',
+			bodyMode: 'mapper',
+			columns: meetingColumns({ name: 'Offsite', dateStart: '2026-12-01', dateEnd: '2026-12-02', assignedUserId: user.id }),
+		});
+		expect(allDay.error).toBeUndefined();
+		expect(bed.received('POST')[0].body).toEqual({ name: 'Offsite', dateStartDate: '2026-12-01', dateEndDate: '2026-12-02', assignedUserId: user.id });
+		const timed = await bed.run(
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Meeting',
+				bodyMode: 'mapper',
+				columns: meetingColumns({ name: 'Call', dateStart: '2026-12-01T10:00:00+01:00', dateEnd: '2026-12-01 10:30:00', assignedUserId: user.id }),
+			},
+			[{}],
+			{ timezone: 'America/New_York' },
+		);
+		expect(timed.error).toBeUndefined();
+		expect(bed.received('POST')[1].body).toEqual({
+			name: 'Call',
+			dateStart: '2026-12-01 09:00:00',
+			dateStartDate: null,
+			dateEnd: '2026-12-01 10:30:00',
+			dateEndDate: null,
+			assignedUserId: user.id,
+		});
+	});
+});
+
+describe('the Standard server offers each entity type its own fields', () => {
+	test('a Contact has first and last names, no name or amount', async () => {
+		bed.use('apiKey', 'standard');
+		const ids = (
+			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType: 'Contact' })) as {
+				fields: Array<{ id: string }>;
+			}
+		).fields.map((field) => field.id);
+		expect(ids).toEqual(expect.arrayContaining(['firstName', 'lastName', 'emailAddress']));
+		expect(ids).not.toContain('name');
+		expect(ids).not.toContain('amount');
+		expect(bed.received()).toEqual([]);
 	});
 });

@@ -37,7 +37,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const { account } = accountWithContacts(450);
 			const result = await bed.run({
 				resource: 'relationship',
-				operation: 'getMany',
+				operation: 'getManyRelated',
 				entityType: 'Account',
 				recordId: byId(account.id),
 				link: 'contacts',
@@ -71,7 +71,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const { account } = accountWithContacts(30);
 			const result = await bed.run({
 				resource: 'relationship',
-				operation: 'getMany',
+				operation: 'getManyRelated',
 				entityType: 'Account',
 				recordId: byId(account.id),
 				link: 'contacts',
@@ -241,7 +241,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				[{}, { name: 'no id here' }],
 			);
 			expect(result.error?.name).toBe('NodeOperationError');
-			expect(result.error?.message).toContain('Record IDs');
+			expect(result.error?.message).toContain('No input item has a record ID in the field "id"');
 			expect(result.error?.description).toContain('Nothing was sent');
 			expect(result.json).toEqual([]);
 			expect(bed.received()).toEqual([]);
@@ -275,7 +275,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		test('looks at the lead, then converts it: the records are created and linked', async () => {
 			const lead = bed.sandbox.store.create('Lead', { firstName: 'Ada', lastName: 'Lovelace', status: 'New' });
-			const result = await bed.run({ resource: 'lead', operation: 'convert', recordId: byId(lead.id), records });
+			const result = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
 			expect(result.error).toBeUndefined();
 
 			const requests = bed.received();
@@ -307,7 +307,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const result = await bed.run({
 				resource: 'lead',
 				operation: 'convert',
-				recordId: byId(lead.id),
+				leadId: byId(lead.id),
 				records: { Contact: { firstName: 'Grace', lastName: 'Hopper' } },
 			});
 			expect(result.error).toBeUndefined();
@@ -320,7 +320,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		async function convertedLead() {
 			const lead = bed.sandbox.store.create('Lead', { firstName: 'Ada', lastName: 'Lovelace' });
-			const first = await bed.run({ resource: 'lead', operation: 'convert', recordId: byId(lead.id), records });
+			const first = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
 			expect(first.error).toBeUndefined();
 			bed.sandbox.clearRequests();
 			return { lead, created: first.json[0] };
@@ -328,7 +328,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		test('an already converted lead is refused by default, without a convert request', async () => {
 			const { lead, created } = await convertedLead();
-			const result = await bed.run({ resource: 'lead', operation: 'convert', recordId: byId(lead.id), records });
+			const result = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
 			expect(result.error?.name).toBe('NodeOperationError');
 			expect(result.error?.message).toContain(`Lead ${lead.id} is already converted`);
 			expect(result.error?.description).toContain(String(created.createdAccountId));
@@ -341,7 +341,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const result = await bed.run({
 				resource: 'lead',
 				operation: 'convert',
-				recordId: byId(lead.id),
+				leadId: byId(lead.id),
 				records,
 				ifConverted: 'skip',
 			});
@@ -365,7 +365,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const result = await bed.run({
 				resource: 'lead',
 				operation: 'convert',
-				recordId: byId(lead.id),
+				leadId: byId(lead.id),
 				records: again,
 				ifConverted: 'convertAgain',
 			});
@@ -388,7 +388,7 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				{
 					resource: 'lead',
 					operation: 'convert',
-					recordId: { __rl: true, mode: 'id', value: '={{ $json.leadId }}' },
+					leadId: { __rl: true, mode: 'id', value: '={{ $json.leadId }}' },
 					records: { Contact: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' } },
 				},
 				[

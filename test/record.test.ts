@@ -575,7 +575,10 @@ describe('Record > Get Many: every where type of the node', () => {
 			const [request] = bed.received();
 			const expectedItem: IDataObject = { type: entry.operator, attribute: 'createdAt', dateTime: 'true', timeZone: 'UTC' };
 			if (receivedValue(input) !== undefined) expectedItem.value = receivedValue(input);
-			expect(whereOf(request)).toEqual([expectedItem]);
+			// EspoCRM drops the value of notOn with dateTime (every record matches): the node asks "before or after the day".
+			const { type: _notOn, ...day } = expectedItem;
+			const sent = entry.operator === 'notOn' ? { type: 'or', value: [{ ...day, type: 'before' }, { ...day, type: 'after' }] } : expectedItem;
+			expect(whereOf(request)).toEqual([sent]);
 
 			const found = result.json.map((json) => idToLabel.get(json.id as string));
 			for (const label of entry.found) expect(found).toContain(label);
@@ -893,7 +896,7 @@ describe('Record > bad input is refused before anything is sent', () => {
 		{
 			title: 'empty record id',
 			parameters: { resource: 'record', operation: 'delete', entityType: 'Contact', recordId: byId('  ') },
-			message: ['"Record ID" is empty', '(item 0)'],
+			message: ['"Record" is empty', '(item 0)'],
 		},
 		{
 			title: 'malformed JSON body',
@@ -961,8 +964,16 @@ describe('Record > bad input is refused before anything is sent', () => {
 		expect(bed.received()).toEqual([]);
 	});
 
-	test.failing('without Continue on fail the error is still a NodeOperationError (n8n re-wraps it)', async () => {
+	test('without Continue on fail the error is a NodeOperationError too', async () => {
 		const result = await bed.run({ resource: 'record', operation: 'create', entityType: '../User', fields: { name: 'x' } });
+		expect(result.error?.name).toBe('NodeOperationError');
+	});
+
+	// Get, Delete and Download are routed: n8n's RoutingNode re-wraps what their preSend refuses as a NodeApiError
+	// (httpCode "none", message and description kept). This records it, and flags the day n8n stops doing so.
+	test.failing('a routed operation (Get) refuses bad input as a NodeApiError, re-wrapped by n8n', async () => {
+		const result = await bed.run({ resource: 'record', operation: 'get', entityType: '../User', recordId: byId('x') });
+		expect(result.error?.message).toContain('"Entity Type" must be a plain name');
 		expect(result.error?.name).toBe('NodeOperationError');
 	});
 
@@ -1104,7 +1115,8 @@ describe('Record > Continue on fail', () => {
 		expect(result.items[0].json).toMatchObject({ lastName: 'Ex' });
 		expect((result.items[1].error as RunResult['error'])?.message).toContain('2 Contact records');
 		expect(result.items[2].json).toMatchObject({ lastName: 'Why' });
-		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact', 'GET /Contact', 'GET /Contact', 'POST /Contact']);
+		// Items of different match values run at once: each looks (GET), the two unambiguous ones then create.
+		expect(paths(bed.received()).sort()).toEqual(['GET /Contact', 'GET /Contact', 'GET /Contact', 'POST /Contact', 'POST /Contact']);
 		expect(store().count('Contact')).toBe(4);
 	});
 });

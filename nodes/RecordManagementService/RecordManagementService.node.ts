@@ -1,17 +1,34 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { bulkDescription } from './resources/bulk';
+import { attachmentOperationFields, attachmentOperations } from './resources/attachment';
+import { bulkOperationFields, bulkOperations } from './resources/bulk';
 import { massDelete } from './resources/bulk/massDelete';
 import { massUpdate } from './resources/bulk/massUpdate';
-import { emailDescription } from './resources/email';
-import { leadDescription } from './resources/lead';
+import { emailOperationFields, emailOperations, emailOptionFields } from './resources/email';
+import { send } from './resources/email/send';
+import { leadOperationFields, leadOperations } from './resources/lead';
 import { convert } from './resources/lead/convert';
-import { recordDescription } from './resources/record';
+import { recordOperationFields, recordOperations, recordOptionFields } from './resources/record';
+import { create } from './resources/record/create';
+import { getMany } from './resources/record/getMany';
+import { update } from './resources/record/update';
 import { upsert } from './resources/record/upsert';
-import { relationshipDescription } from './resources/relationship';
-import { requestSettingsField } from './shared/descriptions';
-import { getEntityTypes, getFields, getFilterAttributes, getLinks, getMappingFields } from './shared/metadata';
+import { relationshipOperationFields, relationshipOperations } from './resources/relationship';
+import { getManyRelated } from './resources/relationship/getManyRelated';
+import { link, unlink } from './resources/relationship/link';
+import { testCredentials } from './shared/credentialTest';
+import { requestSettingsField, targetFields } from './shared/descriptions';
+import { listFields } from './shared/filters';
+import {
+	getEntityTypes,
+	getFields,
+	getFilterAttributes,
+	getLinks,
+	getMappingFields,
+	getSortableFields,
+} from './shared/metadata';
+import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
 import { routeRequest } from './shared/transport';
 
@@ -22,21 +39,25 @@ export class RecordManagementService implements INodeType {
 		icon: { light: 'file:recordManagementService.svg', dark: 'file:recordManagementService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.operation + ": " + $parameter.resource }}',
+		// "Get Many: Contact", as the operation and the entity type are named in the form.
+		subtitle:
+			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',
 		description: 'Create, find, update and link CRM records on EspoCRM and other Record Management Service servers',
 		defaults: { name: 'Record Management Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recordManagementServiceApi', required: true }],
+		credentials: [{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' }],
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
 			// The where list goes out as where[0][type]=…, the bracket form the interface specifies.
 			arrayFormat: 'indices',
 		},
-		// Every operation's routing sets `send.paginate`, so that all requests pass through this one function.
+		// Every routed operation sets `send.paginate`, so that all its requests pass through this one function.
 		requestOperations: { pagination: routeRequest },
+		// In the order the form shows them. Each parameter is declared once, for all the operations that show it:
+		// n8n resolves every declared copy of a parameter for every item.
 		properties: [
 			{
 				displayName: 'Resource',
@@ -44,6 +65,7 @@ export class RecordManagementService implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{ name: 'Attachment', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
 					{ name: 'Bulk', value: 'bulk', description: 'Change or delete many records in a few requests' },
 					{ name: 'Email', value: 'email' },
 					{ name: 'Lead', value: 'lead' },
@@ -52,26 +74,44 @@ export class RecordManagementService implements INodeType {
 				],
 				default: 'record',
 			},
-			...recordDescription,
-			...relationshipDescription,
-			...bulkDescription,
-			...leadDescription,
-			...emailDescription,
+			recordOperations,
+			relationshipOperations,
+			bulkOperations,
+			leadOperations,
+			emailOperations,
+			attachmentOperations,
+			...targetFields,
+			...recordOperationFields,
+			...relationshipOperationFields,
+			...bulkOperationFields,
+			...leadOperationFields,
+			...emailOperationFields,
+			...attachmentOperationFields,
+			...recordBodyFields,
+			...listFields({ operation: ['getMany', 'getManyRelated'] }),
+			...recordOptionFields,
+			...emailOptionFields,
 			requestSettingsField,
 		],
 	};
 
-	/** The form's lists: from EspoCRM's metadata (or the interface's own lists for a Standard server), and records to pick. */
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getLinks },
+		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks },
 		listSearch: { searchRecords },
 		resourceMapping: { getMappingFields },
+		credentialTest: { testCredentials },
 	};
 
-	/** Operations that span items or look before they write; the others are declarative (`routing` above). */
+	/**
+	 * Operations that run as code (each file holds its requests): those that read many parameters per item, span
+	 * items, send several requests per item or look before they write. Get, Delete and Download are routed
+	 * (`routing` in resources/).
+	 */
 	customOperations = {
-		record: { upsert },
+		record: { create, getMany, update, upsert },
+		relationship: { getManyRelated, link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
+		email: { send },
 	};
 }

@@ -6,10 +6,11 @@
  * credential store) is reproduced here after n8n's CLI (`packages/cli/src/credentials-helper.ts`): nothing of
  * the node, of the HTTP layer or of n8n's helpers is stubbed.
  */
-import { ExecuteContext, ExecutionLifecycleHooks, LoadOptionsContext, RoutingNode, WorkflowExecute } from 'n8n-core';
+import { CredentialTestContext, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import type {
+	IBinaryKeyData,
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
+	ICredentialTestFunction,
 	ICredentialsDecrypted,
 	ICredentialType,
 	IDataObject,
@@ -29,16 +30,23 @@ import type {
 	IRequestOptionsSimplified,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
+import { Expression, ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { RecordManagementServiceApi } from '../../credentials/RecordManagementServiceApi.credentials';
 import { RecordManagementService } from '../../nodes/RecordManagementService/RecordManagementService.node';
+import { RecordManagementServiceTrigger } from '../../nodes/RecordManagementServiceTrigger/RecordManagementServiceTrigger.node';
+import { RecordManagementServiceWebhookTrigger } from '../../nodes/RecordManagementServiceWebhookTrigger/RecordManagementServiceWebhookTrigger.node';
 
 export const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
+export const POLL_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceTrigger';
+export const WEBHOOK_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceWebhookTrigger';
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 const INPUT_NODE_TYPE = 'test.input';
 
-/** Emits the items a test gives it: stands in for a Manual Trigger followed by a node that produces data. */
+/**
+ * Emits the items a test gives it: stands in for a Manual Trigger followed by a node that produces data. An item's
+ * `$binary` ({ field: { base64, fileName, mimeType } }) becomes n8n binary data, stored by n8n's own helper.
+ */
 class TestInput implements INodeType {
 	description = {
 		displayName: 'Test Input',
@@ -54,13 +62,26 @@ class TestInput implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = JSON.parse(this.getNodeParameter('items', 0) as string) as IDataObject[];
-		return [items.map((json) => ({ json }))];
+		return [
+			await Promise.all(
+				items.map(async ({ $binary, ...json }) => {
+					if (!$binary) return { json };
+					const binary: IBinaryKeyData = {};
+					for (const [field, file] of Object.entries($binary as Record<string, { base64: string; fileName?: string; mimeType?: string }>)) {
+						binary[field] = await this.helpers.prepareBinaryData(Buffer.from(file.base64, 'base64'), file.fileName, file.mimeType);
+					}
+					return { json, binary };
+				}),
+			),
+		];
 	}
 }
 
-class NodeTypes implements INodeTypes {
+export class NodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType> = {
 		[NODE_TYPE]: new RecordManagementService(),
+		[POLL_TRIGGER_TYPE]: new RecordManagementServiceTrigger(),
+		[WEBHOOK_TRIGGER_TYPE]: new RecordManagementServiceWebhookTrigger(),
 		[INPUT_NODE_TYPE]: new TestInput(),
 	};
 
@@ -86,6 +107,9 @@ export class CredentialStore {
 
 	updates = 0;
 
+	/** How long a write takes, as n8n's database write of a renewed token does (encryption, a query). */
+	saveDelayMs = 0;
+
 	set(id: string, data: ICredentialDataDecryptedObject) {
 		this.data.set(id, { ...data });
 	}
@@ -96,7 +120,8 @@ export class CredentialStore {
 		return { ...stored };
 	}
 
-	save(id: string, data: ICredentialDataDecryptedObject) {
+	async save(id: string, data: ICredentialDataDecryptedObject) {
+		if (this.saveDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.saveDelayMs));
 		this.updates++;
 		this.data.set(id, { ...data });
 	}
@@ -143,7 +168,7 @@ class CredentialsHelper extends ICredentialsHelper {
 		if (output[expirable.name] === undefined) return undefined;
 		const details = node.credentials?.[CREDENTIAL_TYPE];
 		if (!details?.id) return undefined;
-		this.store.save(details.id, { ...this.store.get(details.id), ...(output as ICredentialDataDecryptedObject) });
+		await this.store.save(details.id, { ...this.store.get(details.id), ...(output as ICredentialDataDecryptedObject) });
 		return Object.assign(credentials, output);
 	}
 
@@ -176,7 +201,7 @@ class CredentialsHelper extends ICredentialsHelper {
 		_type: string,
 		data: ICredentialDataDecryptedObject,
 	): Promise<void> {
-		this.store.save(nodeCredentials.id as string, data);
+		await this.store.save(nodeCredentials.id as string, data);
 	}
 
 	async updateCredentialsOauthTokenData(): Promise<void> {}
@@ -272,7 +297,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	return { items, json: items.map((item) => item.json), error, run };
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	store: CredentialStore,
 	hooks?: ExecutionLifecycleHooks,
 	executionId?: string,
@@ -336,38 +361,14 @@ export async function loadFormList(
 }
 
 /**
- * Tests a stored credential as n8n's Test button does (packages/cli/src/services/credentials-tester.service.ts):
- * a copy of the node whose only property is routed to the credential's test request, run by RoutingNode with the
- * decrypted credential, and the outcome judged by the same rules.
+ * Tests a stored credential as n8n's Test button (and Save) does (packages/cli/src/services/credentials-tester.service.ts):
+ * the credential type has no `test` request, so n8n calls the function the node names in `testedBy`, in a
+ * CredentialTestContext, with the decrypted credential.
  */
-export async function testCredential(
-	store: CredentialStore,
-	credentialId = 'rms',
-): Promise<{ status: 'OK' | 'Error'; message: string }> {
-	const { request, rules } = credentialType.test as ICredentialTestRequest;
+export async function testCredential(store: CredentialStore, credentialId = 'rms'): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const nodeType = new RecordManagementService();
-	const nodeTypeCopy: INodeType = {
-		description: {
-			...nodeType.description,
-			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request }, default: '' }],
-		},
-	};
-	const node: INode = {
-		id: 'temp',
-		parameters: {},
-		name: 'Temp-Node',
-		type: NODE_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox' } },
-	};
-	const nodeTypes: INodeTypes = {
-		getByName: () => nodeTypeCopy,
-		getByNameAndVersion: () => nodeTypeCopy,
-		getKnownTypes: () => ({}),
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const testedBy = nodeType.description.credentials?.find((credential) => credential.name === CREDENTIAL_TYPE)?.testedBy;
+	if (typeof testedBy !== 'string' || credentialType.test) throw new Error('expected the credential to be tested by the node');
 	const additionalData = additionalDataFor(store);
 	const decrypted: ICredentialsDecrypted = {
 		id: credentialId,
@@ -375,29 +376,25 @@ export async function testCredential(
 		type: CREDENTIAL_TYPE,
 		data: await additionalData.credentialsHelper.getDecrypted(additionalData, { id: credentialId, name: 'Sandbox' }, CREDENTIAL_TYPE, 'internal'),
 	};
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalData,
-		'internal',
-		{ resultData: { runData: {} } } as never,
-		0,
-		[],
-		{ main: [[{ json: {} }]] },
-		{ node, data: {}, source: null },
-		[],
-	);
+	const test = (nodeType.methods.credentialTest as Record<string, ICredentialTestFunction>)[testedBy];
+	return (await test.call(new CredentialTestContext(additionalData), decrypted)) as { status: 'OK' | 'Error'; message: string };
+}
+
+/**
+ * Counts the evaluations of each expression while `work` runs: n8n's Expression resolves every parameter value
+ * through `resolveSimpleParameterValue`, which evaluates the ones that are expressions (they start with "=").
+ * The spy passes every call through unchanged.
+ */
+export async function countEvaluations<T>(work: () => Promise<T>): Promise<{ result: T; evaluations: Map<string, number> }> {
+	const spy = jest.spyOn(Expression.prototype, 'resolveSimpleParameterValue');
 	try {
-		await new RoutingNode(context, nodeTypeCopy, decrypted).runNode();
-	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
-		if (cause?.response) {
-			const rule = rules?.find((candidate) => candidate.type === 'responseCode' && candidate.properties.value === cause.response?.status);
-			if (rule) return { status: 'Error', message: rule.properties.message };
-			return { status: 'Error', message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}` };
+		const result = await work();
+		const evaluations = new Map<string, number>();
+		for (const [value] of spy.mock.calls) {
+			if (typeof value === 'string' && value.startsWith('=')) evaluations.set(value, (evaluations.get(value) ?? 0) + 1);
 		}
-		if (cause?.code) return { status: 'Error', message: cause.code };
-		return { status: 'Error', message: (error as Error).message };
+		return { result, evaluations };
+	} finally {
+		spy.mockRestore();
 	}
-	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -11,6 +11,8 @@ import type { RunOptions, RunResult } from './engine';
 
 export type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
 
+let clients = 0;
+
 /** Credential values for a scheme against the sandbox, as a user would fill the form. */
 export function credentialFor(sandbox: Sandbox, scheme: Scheme = 'apiKey', server: 'standard' | 'espocrm' = 'standard') {
 	const common = { baseUrl: sandbox.origin, server, authentication: scheme };
@@ -18,7 +20,9 @@ export function credentialFor(sandbox: Sandbox, scheme: Scheme = 'apiKey', serve
 		case 'basic':
 			return { ...common, username: SANDBOX_CREDENTIALS.username, password: SANDBOX_CREDENTIALS.password };
 		case 'oAuth2ClientCredentials':
-			return { ...common, clientId: SANDBOX_CREDENTIALS.clientId, clientSecret: SANDBOX_CREDENTIALS.clientSecret };
+			// A client of its own per credential: n8n processes share a token just issued for a client (for 10 s), and a
+			// test that counts tokens must not get the one an earlier test was issued.
+			return { ...common, clientId: `${SANDBOX_CREDENTIALS.clientId}-${++clients}`, clientSecret: SANDBOX_CREDENTIALS.clientSecret };
 		case 'hmac':
 			return { ...common, apiKey: SANDBOX_CREDENTIALS.hmacApiKey, secretKey: SANDBOX_CREDENTIALS.hmacSecret };
 		default:

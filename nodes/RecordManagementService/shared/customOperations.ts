@@ -1,40 +1,71 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
-import { entityTypeFrom } from './validation';
+import type { Item } from './item';
+import { itemOf } from './item';
+import { runOf } from './transport';
 
 /**
- * Runs a custom operation item by item, in order, with n8n's "Continue on fail": a failed item becomes an item
- * carrying its error, and the others go on. Items run one after another on purpose: Create or Update and
- * Convert look before they write, which parallel items could race.
+ * Runs `task` for the indexes 0 … count - 1, at most `limit` at once, starting them in order. After a task fails,
+ * no further task starts; the ones under way finish, then the first failure is thrown.
  */
-export async function eachItem(
-	context: IExecuteFunctions,
-	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
-): Promise<INodeExecutionData[][]> {
-	const output: INodeExecutionData[] = [];
-	const items = context.getInputData();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const result = await run(itemIndex);
-			for (const json of Array.isArray(result) ? result : [result]) {
-				output.push({ json, pairedItem: { item: itemIndex } });
+export async function inParallel(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+	let next = 0;
+	let failure: { error: unknown } | undefined;
+	const worker = async () => {
+		while (next < count && failure === undefined) {
+			const index = next++;
+			try {
+				await task(index);
+			} catch (error) {
+				failure ??= { error };
 			}
-		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, itemIndex);
-			if (!context.continueOnFail()) throw nodeError;
-			output.push({ json: {}, error: nodeError, pairedItem: { item: itemIndex } });
 		}
-	}
-	return [output];
+	};
+	await Promise.all(Array.from({ length: Math.min(count, limit) }, worker));
+	if (failure !== undefined) throw failure.error;
 }
 
-/** The entity type of an item, checked as `checkEntityType` does for routed operations. */
-export function entityTypeOf(context: IExecuteFunctions, itemIndex: number): string {
-	return entityTypeFrom(
-		context,
-		context.getNodeParameter('entityType', itemIndex),
-		() => context.getNodeParameter('customEntityType', itemIndex),
-		itemIndex,
-	);
+/**
+ * Runs a custom operation for every input item, up to Max Parallel Requests items at once: while the requests of
+ * some items are under way, the next item's parameters are resolved (n8n's expressions cost about as much as a
+ * request on a fast server). The output keeps the items' order. With n8n's "Continue on fail", a failed item
+ * becomes an item carrying its error and the others go on; without it, no further item starts and the node fails.
+ */
+export async function forEachItem(
+	context: IExecuteFunctions,
+	run: (item: Item) => Promise<IDataObject | IDataObject[]>,
+): Promise<INodeExecutionData[][]> {
+	const count = context.getInputData().length;
+	const results: INodeExecutionData[][] = new Array(count);
+	await inParallel(count, runOf(context).settings.maxParallel, async (index) => {
+		try {
+			const result = await run(itemOf(context, index));
+			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
+		} catch (error) {
+			const nodeError = asNodeError(context.getNode(), error, index);
+			if (!context.continueOnFail()) throw nodeError;
+			results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
+		}
+	});
+	return [results.flat()];
+}
+
+/**
+ * Lets work that must not race run one piece after another per key, and different keys at once: Create or Update
+ * and Convert look at a record before they write, and two items about the same record must not both look first.
+ */
+export class OneAtATime {
+	private readonly last = new Map<string, Promise<unknown>>();
+
+	async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+		const previous = this.last.get(key) ?? Promise.resolve();
+		const current = previous.catch(() => undefined).then(work);
+		this.last.set(key, current);
+		try {
+			return await current;
+		} finally {
+			if (this.last.get(key) === current) this.last.delete(key);
+		}
+	}
 }

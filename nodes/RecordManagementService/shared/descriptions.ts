@@ -1,22 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkEntityType, checkLink, checkRecordId } from './validation';
+import { RECORD_URL } from './validation';
 
 /**
- * The entity type as it goes into a request path. `checkEntityType` (preSend of the entity type parameter)
- * has refused anything but a plain name before the request is sent.
+ * The parameters that several operations share: what the request is about (entity type, record, relationship) and
+ * the request settings. Each is declared once for all the operations that show it: n8n resolves every declared
+ * copy of a parameter for every item, so a parameter declared for four operations would cost four times.
  */
-export const ENTITY_TYPE_PATH =
-	'{{ $parameter.entityType === "custom" ? $parameter.customEntityType.trim() : $parameter.entityType }}';
 
-/** A record's web address in EspoCRM, such as https://crm.example.com/#Contact/view/6b02e09eadb4139af. */
-const RECORD_URL = 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)';
-
-/**
- * The record ID as one encoded path segment. n8n resolves a "By URL" value to the ID only when the editor saved
- * the mode's pattern with it, so a web address is also reduced to its ID here (an ID never looks like one).
- */
-export const RECORD_ID_PATH = `{{ encodeURIComponent(String($parameter.recordId).trim().replace(/^${RECORD_URL.replace(/\//g, '\\/')}.*$/, "$1")) }}`;
+type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 
 export const ENTITY_TYPE_OPTIONS = [
 	{ name: 'Account', value: 'Account' },
@@ -27,40 +19,11 @@ export const ENTITY_TYPE_OPTIONS = [
 	{ name: 'Other (Enter Name)', value: 'custom' },
 ];
 
-export function entityTypeFields(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties[] {
-	return [
-		{
-			displayName: 'Entity Type Name or ID',
-			name: 'entityType',
-			type: 'options',
-			// EspoCRM: the types the API user may reach, custom ones included; Standard: the interface's types.
-			typeOptions: { loadOptionsMethod: 'getEntityTypes' },
-			default: 'Contact',
-			description: 'The type of record. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			displayOptions: { show },
-			routing: { send: { preSend: [checkEntityType] } },
-		},
-		{
-			displayName: 'Entity Type Name',
-			name: 'customEntityType',
-			type: 'string',
-			default: '',
-			// Not `required`: n8n then requires it whenever Entity Type is an expression. An empty name is refused at run time.
-			placeholder: 'CProject',
-			description: 'Name of the entity type as the server knows it, for example a custom type such as CProject',
-			displayOptions: { show: { ...show, entityType: ['custom'] } },
-		},
-	];
-}
-
-/** A record ID, or a record's web address such as https://crm.example.com/#Contact/view/6b02e09eadb4139af. */
-export function recordIdField(
-	show: NonNullable<INodeProperties['displayOptions']>['show'],
-	overrides: Partial<INodeProperties> = {},
-): INodeProperties {
+/** A record picked from a list (searched by name), by ID, or by its web address. */
+export function recordLocator(name: string, displayName: string, show: Show): INodeProperties {
 	return {
-		displayName: 'Record',
-		name: 'recordId',
+		displayName,
+		name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
@@ -95,10 +58,62 @@ export function recordIdField(
 			},
 		],
 		displayOptions: { show },
-		routing: { send: { preSend: [checkRecordId] } },
-		...overrides,
 	};
 }
+
+/** The entity type, chosen from the server's list or typed as a name. */
+export function entityTypeFields(show: Show = {}): INodeProperties[] {
+	return [
+		{
+			displayName: 'Entity Type Name or ID',
+			name: 'entityType',
+			type: 'options',
+			// EspoCRM: the types the API user may reach, custom ones included; Standard: the interface's types.
+			typeOptions: { loadOptionsMethod: 'getEntityTypes' },
+			default: 'Contact',
+			description:
+				'The type of record. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Entity Type Name',
+			name: 'customEntityType',
+			type: 'string',
+			default: '',
+			// Not `required`: n8n then requires it whenever Entity Type is an expression. An empty name is refused at run time.
+			placeholder: 'CProject',
+			description: 'Name of the entity type as the server knows it, for example a custom type such as CProject',
+			displayOptions: { show: { ...show, entityType: ['custom'] } },
+		},
+	];
+}
+
+/** Entity type, record and relationship: the parts of a request path. */
+export const targetFields: INodeProperties[] = [
+	...entityTypeFields({ resource: ['record', 'relationship', 'bulk'] }),
+	recordLocator('recordId', 'Record', { operation: ['get', 'update', 'delete', 'getManyRelated', 'link', 'unlink'] }),
+	{
+		displayName: 'Relationship Name or ID',
+		name: 'link',
+		type: 'options',
+		// EspoCRM: the links of the entity type with the type each leads to; Standard: the common ones.
+		typeOptions: { loadOptionsMethod: 'getLinks', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+		// A Contact (the default entity type) has opportunities; an Account has them too.
+		default: 'opportunities',
+		description:
+			'The relationship on the record, for example "contacts" on an Account. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		displayOptions: { show: { operation: ['getManyRelated', 'link', 'unlink'] } },
+	},
+	{
+		displayName: 'Relationship Name',
+		name: 'customLink',
+		type: 'string',
+		default: '',
+		// Not `required`, like the entity type's name: an empty name is refused at run time.
+		placeholder: 'cProjects',
+		displayOptions: { show: { operation: ['getManyRelated', 'link', 'unlink'], link: ['custom'] } },
+	},
+];
 
 export const requestSettingsField: INodeProperties = {
 	displayName: 'Request Settings',
@@ -134,32 +149,3 @@ export const requestSettingsField: INodeProperties = {
 		},
 	],
 };
-
-/** The relationship name as a path segment; `checkLink` (preSend of the relationship parameter) refused anything else. */
-export const LINK_PATH = '{{ $parameter.link === "custom" ? $parameter.customLink.trim() : $parameter.link }}';
-
-export function linkFields(show: NonNullable<INodeProperties['displayOptions']>['show']): INodeProperties[] {
-	return [
-		{
-			displayName: 'Relationship Name or ID',
-			name: 'link',
-			type: 'options',
-			// EspoCRM: the links of the entity type with the type each leads to; Standard: the common ones.
-			typeOptions: { loadOptionsMethod: 'getLinks', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
-			// A Contact (the default entity type) has opportunities; an Account has them too.
-			default: 'opportunities',
-			description: 'The relationship on the record, for example "contacts" on an Account. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			displayOptions: { show },
-			routing: { send: { preSend: [checkLink] } },
-		},
-		{
-			displayName: 'Relationship Name',
-			name: 'customLink',
-			type: 'string',
-			default: '',
-			// Not `required`, like the entity type's name: an empty name is refused at run time.
-			placeholder: 'cProjects',
-			displayOptions: { show: { ...show, link: ['custom'] } },
-		},
-	];
-}

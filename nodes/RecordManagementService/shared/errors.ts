@@ -1,4 +1,4 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
@@ -11,6 +11,18 @@ export interface FailedResponse {
 	networkCode?: string;
 	/** What went wrong when nothing was sent at all (the credential refused to build the request, for example). */
 	message?: string;
+	/** The values of the authentication headers the request carried: only to redact them from what the server said. */
+	sentSecrets: string[];
+}
+
+const AUTHENTICATION_HEADERS = new Set(['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization']);
+
+/** The authentication header values of the request that failed (and the token or key inside "Bearer …"/"Basic …"). */
+function authenticationHeaderValues(candidate: unknown): string[] {
+	const headers = (candidate as { config?: { headers?: Record<string, unknown> } })?.config?.headers ?? {};
+	return Object.entries(headers)
+		.filter(([name, value]) => AUTHENTICATION_HEADERS.has(name.toLowerCase()) && typeof value === 'string')
+		.flatMap(([, value]) => [value as string, (value as string).replace(/^(Bearer|Basic)\s+/i, '')]);
 }
 
 /**
@@ -19,6 +31,7 @@ export interface FailedResponse {
  */
 export function readFailure(error: unknown): FailedResponse {
 	const candidates = [error, (error as { cause?: unknown })?.cause];
+	const sentSecrets = candidates.flatMap(authenticationHeaderValues);
 	for (const candidate of candidates) {
 		const response = (candidate as { response?: IDataObject })?.response;
 		if (response && typeof response === 'object' && typeof response.status === 'number') {
@@ -28,15 +41,50 @@ export function readFailure(error: unknown): FailedResponse {
 				reason: String(headers['x-status-reason'] ?? '').trim(),
 				body: response.data,
 				retryAfter: headers['retry-after'] === undefined ? undefined : String(headers['retry-after']),
+				sentSecrets,
 			};
 		}
 	}
 	for (const candidate of candidates) {
 		const code = (candidate as { code?: unknown })?.code;
-		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { reason: '', networkCode: code };
+		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { reason: '', networkCode: code, sentSecrets };
+	}
+	// The node's own errors (apiError below) carry the status and reason they were made from.
+	if (error instanceof NodeApiError && error.httpCode && /^\d+$/.test(error.httpCode)) {
+		return { status: Number(error.httpCode), reason: String(error.errorResponse?.reason ?? ''), sentSecrets };
 	}
 	const cause = (error as { cause?: unknown })?.cause;
-	return { reason: '', message: ((cause instanceof Error ? cause : error) as Error)?.message };
+	return { reason: '', message: ((cause instanceof Error ? cause : error) as Error)?.message, sentSecrets };
+}
+
+/** The credential's fields that are secret, and what the authentication schemes derive from them. */
+const SECRET_FIELDS = ['apiKey', 'secretKey', 'password', 'clientSecret', 'accessToken'];
+
+/**
+ * Every value that must never reach an output item, an error or a log: the credential's secrets, the Basic pair as
+ * it travels, and the authentication headers of the failed request (an HMAC signature, a token).
+ */
+export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined, failure?: FailedResponse): string[] {
+	const values = SECRET_FIELDS.map((field) => credentials?.[field]).filter((value): value is string => typeof value === 'string');
+	if (credentials?.username !== undefined && credentials?.password !== undefined) {
+		values.push(Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64'));
+	}
+	values.push(...(failure?.sentSecrets ?? []));
+	// Shorter values would redact ordinary words; no credential of these schemes is that short.
+	const secrets = values.map((value) => value.trim()).filter((value) => value.length >= 4);
+	return [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]))]
+		// Longest first, so that a secret containing another is replaced whole.
+		.sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every secret in a text, however a server or proxy echoed it (as is, JSON-escaped or URL-encoded). */
+export function redact(text: string, secrets: string[]): string {
+	return secrets.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text);
+}
+
+function redactValue<T>(value: T, secrets: string[]): T {
+	if (value === undefined || secrets.length === 0) return value;
+	return JSON.parse(redact(JSON.stringify(value), secrets)) as T;
 }
 
 /** Failures where no answer came back; a cancelled execution (ERR_CANCELED) is not one of them. */
@@ -185,8 +233,17 @@ export function apiError(
 	error: unknown,
 	itemIndex: number,
 	handling: Handling = { idempotent: false, resent: 0 },
+	credentials?: ICredentialDataDecryptedObject,
 ): NodeApiError {
-	const failure = readFailure(error);
+	const read = readFailure(error);
+	const secrets = secretsOf(credentials, read);
+	// What the server said may echo the request's headers (seen with misconfigured proxies).
+	const failure: FailedResponse = {
+		...read,
+		reason: redact(read.reason, secrets),
+		body: redactValue(read.body, secrets),
+		message: read.message === undefined ? undefined : redact(read.message, secrets),
+	};
 	const { message, description } = explain(failure, handling);
 	const errorResponse: JsonObject = {
 		message,

@@ -1,68 +1,81 @@
-import type { IDataObject, INode, ResourceMapperField, ResourceMapperValue } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import { DateTime } from 'luxon';
+import type { IDataObject, ResourceMapperField, ResourceMapperValue } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
-import { DATE_ONLY_LABEL } from './metadata';
+import { isDateOnly, readMoment, serverDate, serverDateTime } from './dates';
+import type { Item } from './item';
 
-type Value = string | number | boolean | null | unknown[];
+/**
+ * n8n's field mapper keeps, of each field, only its id, label and n8n type. Where two EspoCRM types share an n8n
+ * type but are written differently, the label says which (and so tells it to the user too):
+ * a date (YYYY-MM-DD), a date-time (YYYY-MM-DD HH:MM:SS in UTC), or a date-time that may be a date (all-day events).
+ */
+export const LABEL_DATE_ONLY = 'date only';
+export const LABEL_DATE_OR_DATE_TIME = 'date or date-time';
 
-function refuse(node: INode, field: string, expected: string, value: unknown, itemIndex: number): never {
-	throw new NodeOperationError(
-		node,
-		`The field "${field}" needs ${expected}; ${JSON.stringify(value)} is not one (item ${itemIndex})`,
-		{ itemIndex, description: 'Change the value mapped to this field, or convert it in an earlier node.' },
-	);
+type Value = string | number | boolean | null | unknown[] | IDataObject;
+
+function labelSays(field: ResourceMapperField, hint: string) {
+	return field.displayName.endsWith(`, ${hint})`) || field.displayName.endsWith(`(${hint})`);
 }
 
 /**
- * Reads a date or date-time as n8n hands it over. The server's own form (YYYY-MM-DD HH:MM:SS) is UTC, as the
- * server writes it, so values copied from a record keep their time; an ISO value without a zone is in the
- * workflow's time zone, as n8n reads such values.
+ * Converts one mapped value to what the server expects for the field's type, as attribute → value pairs. A field
+ * that may be a date or a date-time (EspoCRM's datetimeOptional: Meeting and Task dateStart/dateEnd) takes a date in
+ * its `…Date` attribute (an all-day event; the server derives the date-time) and a date-time in itself, with the
+ * `…Date` attribute cleared, as EspoCRM's own form writes them.
  */
-function toDateTime(value: unknown, timeZone: string): DateTime | undefined {
-	if (value instanceof Date) return DateTime.fromJSDate(value);
-	if (DateTime.isDateTime(value)) return value;
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	const server = DateTime.fromFormat(text, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
-	if (server.isValid) return server;
-	// setZone keeps the offset written in the value, so a date stays the date written.
-	const parsed = DateTime.fromISO(text, { zone: timeZone, setZone: true });
-	return parsed.isValid ? parsed : undefined;
-}
-
-/** Converts one mapped value to what the server expects for the field's type. */
-function convert(node: INode, field: ResourceMapperField, value: unknown, itemIndex: number, timeZone: string): Value {
+function convert(item: Item, field: ResourceMapperField, value: unknown): IDataObject {
+	const refuse = (expected: string): never => {
+		throw new NodeOperationError(item.node, `The field "${field.id}" needs ${expected}; ${JSON.stringify(value)} is not one (item ${item.index})`, {
+			itemIndex: item.index,
+			description: 'Change the value mapped to this field, or convert it in an earlier node.',
+		});
+	};
+	const one = (converted: Value): IDataObject => ({ [field.id]: converted as IDataObject[string] });
 	switch (field.type) {
 		case 'number': {
 			const number = typeof value === 'number' ? value : Number(String(value).trim());
-			if (typeof value === 'boolean' || String(value).trim() === '' || !Number.isFinite(number)) {
-				return refuse(node, field.id, 'a number', value, itemIndex);
-			}
-			return number;
+			if (typeof value === 'boolean' || String(value).trim() === '' || !Number.isFinite(number)) return refuse('a number');
+			return one(number);
 		}
 		case 'boolean': {
-			if (typeof value === 'boolean') return value;
+			if (typeof value === 'boolean') return one(value);
 			const text = String(value).trim().toLowerCase();
-			if (['true', '1', 'yes'].includes(text)) return true;
-			if (['false', '0', 'no'].includes(text)) return false;
-			return refuse(node, field.id, 'true or false', value, itemIndex);
+			if (['true', '1', 'yes'].includes(text)) return one(true);
+			if (['false', '0', 'no'].includes(text)) return one(false);
+			return refuse('true or false');
 		}
 		case 'dateTime': {
-			const moment = toDateTime(value, timeZone);
-			if (!moment) return refuse(node, field.id, 'a date', value, itemIndex);
-			return field.displayName.endsWith(DATE_ONLY_LABEL)
-				? moment.toFormat('yyyy-MM-dd')
-				: moment.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
+			const optional = labelSays(field, LABEL_DATE_OR_DATE_TIME);
+			if (optional && isDateOnly(value)) return { [`${field.id}Date`]: value.trim() };
+			const moment = readMoment(value, item.timeZone);
+			if (!moment) return refuse('a date');
+			if (labelSays(field, LABEL_DATE_ONLY)) return one(serverDate(moment));
+			return optional ? { [field.id]: serverDateTime(moment), [`${field.id}Date`]: null } : one(serverDateTime(moment));
 		}
 		case 'array':
-			if (Array.isArray(value)) return value;
-			return String(value)
-				.split(',')
-				.map((part) => part.trim())
-				.filter((part) => part !== '');
+			if (Array.isArray(value)) return one(value);
+			if (typeof value === 'string' && value.trim().startsWith('[')) return one(parseJson(value, Array.isArray) ?? refuse('a list'));
+			return one(
+				String(value)
+					.split(',')
+					.map((part) => part.trim())
+					.filter((part) => part !== ''),
+			);
+		case 'object':
+			if (typeof value === 'object' && !Array.isArray(value)) return one(value as IDataObject);
+			return one(parseJson(value, (parsed) => parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) ?? refuse('a JSON object'));
 		default:
-			return typeof value === 'object' ? JSON.stringify(value) : (value as Value);
+			return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
+	}
+}
+
+function parseJson(value: unknown, fits: (parsed: unknown) => boolean): Value | undefined {
+	try {
+		const parsed = jsonParse<Value>(String(value));
+		return fits(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
 	}
 }
 
@@ -71,23 +84,17 @@ function convert(node: INode, field: ResourceMapperField, value: unknown, itemIn
  * so no metadata is read during an execution. "Map Automatically" takes the input item's fields that the entity
  * type has. Empty values are left out: the mapper lists every field, and an empty one is one the user left alone.
  */
-export function mappedFields(
-	node: INode,
-	columns: ResourceMapperValue,
-	itemIndex: number,
-	item: IDataObject,
-	timeZone: string,
-): IDataObject {
+export function mappedFields(item: Item, columns: ResourceMapperValue): IDataObject {
 	const schema = new Map(columns.schema.filter((field) => !field.removed).map((field) => [field.id, field]));
 	const values =
 		columns.mappingMode === 'autoMapInputData'
-			? Object.fromEntries(Object.entries(item).filter(([name]) => schema.has(name)))
+			? Object.fromEntries(Object.entries(item.json).filter(([name]) => schema.has(name)))
 			: (columns.value ?? {});
 	const body: IDataObject = {};
 	for (const [name, value] of Object.entries(values)) {
 		if (value === null || value === undefined || value === '') continue;
 		const field = schema.get(name);
-		body[name] = field ? (convert(node, field, value, itemIndex, timeZone) as IDataObject[string]) : value;
+		Object.assign(body, field ? convert(item, field, value) : { [name]: value });
 	}
 	return body;
 }

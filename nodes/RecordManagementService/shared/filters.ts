@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
+import { isDateOnly, readMoment, serverDateTime, wallClock } from './dates';
+import type { Item } from './item';
 import { parseJsonParameter } from './validation';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
@@ -96,7 +97,6 @@ export function filterFields(show: Show): INodeProperties[] {
 			],
 			default: 'none',
 			displayOptions: { show },
-			routing: { send: { preSend: [setWhere] } },
 		},
 		{
 			displayName: 'Must Match',
@@ -250,10 +250,43 @@ export function whereItemOf(condition: Condition, position: number, timeZone: st
 			break;
 	}
 	if (operator.date && isDateTimeField(attribute)) {
-		item.dateTime = true;
-		item.timeZone = timeZone;
+		const dated = withDateTime(item, timeZone);
+		if (!dated) return `condition ${position} (${attribute}) needs a date such as 2026-11-23 or a date-time such as 2026-11-23 14:38:36`;
+		return dated.type === 'notOn' ? notOnDay(dated) : dated;
 	}
 	return item;
+}
+
+/**
+ * "Not on a day" of a date-time field, as EspoCRM answers it rightly: it drops the value of `notOn` with `dateTime`
+ * (8.1.5 matches every record then), but reads "before the day" and "after the day" in the item's time zone.
+ */
+function notOnDay(item: WhereItem): WhereItem {
+	const { type, ...rest } = item;
+	return { type: 'or', value: [{ ...rest, type: 'before' }, { ...rest, type: 'after' }] };
+}
+
+/**
+ * A date operator on a date-time field, as EspoCRM answers it rightly: with `dateTime` and a time zone, in which
+ * it reads dates (day boundaries) and date-times without a zone. A date-time value is an instant (see readMoment:
+ * the server's own form is UTC, as copied from a record); it is sent in UTC when the item has no date, and as
+ * wall-clock time of the workflow's zone otherwise, so that both kinds of value are read in one zone.
+ * Undefined when a value is neither a date nor a date-time.
+ */
+function withDateTime(item: WhereItem, timeZone: string): WhereItem | undefined {
+	if (item.value === undefined || item.value === null || typeof item.value === 'number') {
+		return { ...item, dateTime: true, timeZone };
+	}
+	const values = Array.isArray(item.value) ? item.value : [item.value];
+	const moments = values.map((value) => (isDateOnly(value) ? undefined : readMoment(value, timeZone)));
+	if (values.some((value, index) => !isDateOnly(value) && moments[index] === undefined)) return undefined;
+	const zone = values.some(isDateOnly) ? timeZone : 'UTC';
+	const sent = values.map((value, index) => {
+		const moment = moments[index];
+		if (!moment) return (value as string).trim();
+		return zone === 'UTC' ? serverDateTime(moment) : wallClock(moment, zone);
+	});
+	return { ...item, value: Array.isArray(item.value) ? sent : sent[0], dateTime: true, timeZone: zone };
 }
 
 /** Checks a where list given as JSON: every item needs a type, and "and"/"or" a list of items. */
@@ -295,38 +328,66 @@ function withTimeZones(items: IDataObject[], timeZone: string): IDataObject[] {
 		}
 		const dateOperator = OPERATOR_BY_VALUE.get(type)?.date === true;
 		if (!dateOperator || item.dateTime !== undefined || !isDateTimeField(String(item.attribute))) return item;
-		return { ...item, dateTime: true, timeZone };
+		// A value that is no date at all is left to the server to refuse: Where JSON is for the cases the form misses.
+		const dated = withDateTime(item as WhereItem, timeZone);
+		if (!dated) return { ...item, dateTime: true, timeZone };
+		return dated.type === 'notOn' ? notOnDay(dated) : dated;
 	});
 }
 
-/** preSend of the filter: puts the where list into the query, or refuses a wrong condition before sending. */
-async function setWhere(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const itemIndex = this.getItemIndex();
-	const mode = this.getNodeParameter('filterMode', 'none') as string;
+/** The where list of the filter parameters, or undefined when there is no filter; refuses a wrong condition. */
+export function whereOf(item: Item): IDataObject[] | undefined {
+	const mode = item.parameter<string>('filterMode', 'none');
 	let where: unknown;
 	if (mode === 'conditions') {
-		const conditions = this.getNodeParameter('conditions.condition', []) as Condition[];
-		const items = conditions.map((condition, index) => whereItemOf(condition, index + 1, this.getTimezone()));
-		const problem = items.find((item): item is string => typeof item === 'string');
-		if (problem) {
-			throw new NodeOperationError(this.getNode(), `The parameter "Conditions": ${problem} (item ${itemIndex})`, { itemIndex });
-		}
-		const matchType = this.getNodeParameter('matchType', 'and') as string;
+		const conditions = item.parameter<Condition[]>('conditions.condition', []);
+		const items = conditions.map((condition, index) => whereItemOf(condition, index + 1, item.timeZone));
+		const problem = items.find((entry): entry is string => typeof entry === 'string');
+		if (problem) throw item.refuse('Conditions', `: ${problem}`);
+		const matchType = item.parameter<string>('matchType', 'and');
 		where = matchType === 'or' && items.length > 1 ? [{ type: 'or', value: items }] : items;
 	} else if (mode === 'json') {
-		where = parseJsonParameter(this, this.getNodeParameter('whereJson'), 'Where (JSON)', itemIndex);
+		where = parseJsonParameter(item, item.parameter('whereJson'), 'Where (JSON)');
 		const problem = checkWhereList(where, 'where');
-		if (problem) {
-			throw new NodeOperationError(this.getNode(), `The parameter "Where (JSON)": ${problem} (item ${itemIndex})`, { itemIndex });
-		}
-		where = withTimeZones(where as IDataObject[], this.getTimezone());
+		if (problem) throw item.refuse('Where (JSON)', `: ${problem}`);
+		where = withTimeZones(where as IDataObject[], item.timeZone);
 	}
-	if (!Array.isArray(where) || where.length === 0) return request;
-	return { ...request, qs: { ...request.qs, where } };
+	return Array.isArray(where) && where.length > 0 ? (where as IDataObject[]) : undefined;
 }
 
-/** Return All or Limit, field selection and sorting, shared by every list. */
+/** The list query of the list parameters: fields to return, order and filter. */
+export function listQueryOf(item: Item): IDataObject {
+	const options = item.parameter<IDataObject>('listOptions', {});
+	const select = ([] as unknown[])
+		.concat(options.select ?? [])
+		.join(',')
+		.split(',')
+		.map((name) => name.trim())
+		.filter((name) => name !== '')
+		.join(',');
+	const where = whereOf(item);
+	return {
+		...(select ? { select } : {}),
+		...(options.orderBy ? { orderBy: options.orderBy } : {}),
+		...(options.order ? { order: options.order } : {}),
+		...(where ? { where } : {}),
+	};
+}
+
+/** How many records a list operation returns: all of them for Return All, else the Limit. */
+export function wantedRecords(item: Item): number {
+	if (item.parameter('returnAll', false)) return Infinity;
+	const limit = item.parameter<number>('limit', 50);
+	if (!Number.isInteger(limit) || limit < 1) throw item.refuse('Limit', `must be a whole number of at least 1, not ${limit}`);
+	return limit;
+}
+
+/** Return All or Limit, the filter, field selection and sorting: the parameters of a list. */
 export function listFields(show: Show): INodeProperties[] {
+	return [...pagingFields(show), ...filterFields(show), listOptionsField(show)];
+}
+
+function pagingFields(show: Show): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -344,64 +405,45 @@ export function listFields(show: Show): INodeProperties[] {
 			default: 50,
 			description: 'Max number of results to return',
 			displayOptions: { show: { ...show, returnAll: [false] } },
-			routing: { output: { maxResults: '={{ $value }}' }, send: { preSend: [checkLimit] } },
-		},
-		{
-			displayName: 'Options',
-			name: 'listOptions',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			displayOptions: { show },
-			options: [
-				{
-					displayName: 'Fields to Return Names or IDs',
-					name: 'select',
-					type: 'multiOptions',
-					typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
-					default: [],
-					description: 'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-					routing: {
-						send: {
-							type: 'query',
-							property: 'select',
-							value: '={{ [].concat($value).join(",").split(",").map(s => s.trim()).filter(s => s).join(",") || undefined }}',
-						},
-					},
-				},
-				{
-					displayName: 'Sort By Name or ID',
-					name: 'orderBy',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
-					default: 'createdAt',
-					description: 'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-					routing: { send: { type: 'query', property: 'orderBy' } },
-				},
-				{
-					displayName: 'Sort Order',
-					name: 'order',
-					type: 'options',
-					options: [
-						{ name: 'Ascending', value: 'asc' },
-						{ name: 'Descending', value: 'desc' },
-					],
-					default: 'desc',
-					routing: { send: { type: 'query', property: 'order' } },
-				},
-			],
 		},
 	];
 }
 
-async function checkLimit(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const limit = this.getNodeParameter('limit') as number;
-	if (!Number.isInteger(limit) || limit < 1) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The parameter "Limit" must be a whole number of at least 1 (item ${this.getItemIndex()}: ${limit})`,
-			{ itemIndex: this.getItemIndex() },
-		);
-	}
-	return request;
+function listOptionsField(show: Show): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'listOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Fields to Return Names or IDs',
+				name: 'select',
+				type: 'multiOptions',
+				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				default: [],
+				description: 'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Sort By Name or ID',
+				name: 'orderBy',
+				type: 'options',
+				typeOptions: { loadOptionsMethod: 'getSortableFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				default: 'createdAt',
+				description: 'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Sort Order',
+				name: 'order',
+				type: 'options',
+				options: [
+					{ name: 'Ascending', value: 'asc' },
+					{ name: 'Descending', value: 'desc' },
+				],
+				default: 'desc',
+			},
+		],
+	};
 }

@@ -1,5 +1,6 @@
 import type {
 	FieldType,
+	IDataObject,
 	ILoadOptionsFunctions,
 	INodePropertyOptions,
 	ResourceMapperField,
@@ -10,13 +11,16 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { ENTITY_TYPE_OPTIONS } from './descriptions';
 import { dialectOf } from './dialect';
 import { readFailure } from './errors';
+import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME } from './fieldMapper';
+import type { Item } from './item';
+import { INTERFACE_FIELDS } from './recordFields';
 import { CREDENTIAL_TYPE } from './transport';
-import { entityTypeFrom } from './validation';
+import { entityTypeOf } from './validation';
 
 /**
- * The form's lists. With the EspoCRM server they come from `GET /Metadata` (read once per list, when the user opens
- * it; never during an execution). A Standard server has no metadata: the lists are those of the interface, and free
- * text and expressions work with either.
+ * The form's lists. With the EspoCRM server they come from `GET /Metadata` and, for the labels users know from the
+ * CRM, `GET /I18n` (both read when the user opens a list; never during an execution). A Standard server has neither:
+ * the lists are those of the interface, and free text and expressions work with either.
  */
 
 interface FieldDef {
@@ -26,7 +30,7 @@ interface FieldDef {
 	notStorable?: boolean;
 	disabled?: boolean;
 	utility?: boolean;
-	options?: string[];
+	options?: Array<string | number>;
 }
 
 interface LinkDef {
@@ -39,50 +43,85 @@ interface Metadata {
 	entityDefs?: Record<string, { fields?: Record<string, FieldDef>; links?: Record<string, LinkDef> }>;
 }
 
-/** The fields of the interface as specified, for servers without metadata. */
-const INTERFACE_ATTRIBUTES: Array<[string, FieldType]> = [
-	['id', 'string'],
-	['name', 'string'],
-	['firstName', 'string'],
-	['lastName', 'string'],
-	['emailAddress', 'string'],
-	['phoneNumber', 'string'],
-	['description', 'string'],
-	['accountId', 'string'],
-	['assignedUserId', 'string'],
-	['status', 'string'],
-	['amount', 'number'],
-	['createdAt', 'dateTime'],
-	['modifiedAt', 'dateTime'],
-];
+/** EspoCRM's translations: `<Scope>.fields`, `.links`, `.options.<field>`, and `Global.scopeNames`. */
+type Translations = Record<string, { fields?: IDataObject; links?: IDataObject; options?: Record<string, IDataObject>; scopeNames?: IDataObject }>;
 
-const READ_ONLY_ATTRIBUTES = new Set(['id', 'createdAt', 'modifiedAt']);
+/** Labels as the CRM shows them, falling back to names where the server gives none. */
+class Labels {
+	constructor(private readonly translations: Translations = {}) {}
 
-const STANDARD_LINKS = ['account', 'accounts', 'contacts', 'emails', 'leads', 'opportunities', 'teams'];
-
-async function readMetadata(context: ILoadOptionsFunctions): Promise<Metadata | undefined> {
-	if ((await dialectOf(context)) !== 'espocrm') return undefined;
-	try {
-		return (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
-			method: 'GET',
-			url: '/Metadata',
-			json: true,
-		})) as Metadata;
-	} catch (error) {
-		const { status, reason } = readFailure(error);
-		throw new NodeApiError(context.getNode(), { message: reason, httpCode: status === undefined ? null : String(status) }, {
-			message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : ''}`,
-			description:
-				'The lists are filled from EspoCRM\'s metadata. Check the credential, or type the name into the field as an expression instead.',
-		});
+	private text(value: unknown) {
+		return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 	}
+
+	scope(name: string) {
+		return this.text(this.translations.Global?.scopeNames?.[name]) ?? name;
+	}
+
+	field(scope: string, field: string) {
+		return this.text(this.translations[scope]?.fields?.[field]) ?? this.text(this.translations.Global?.fields?.[field]) ?? field;
+	}
+
+	link(scope: string, link: string) {
+		return this.text(this.translations[scope]?.links?.[link]) ?? this.text(this.translations.Global?.links?.[link]) ?? link;
+	}
+
+	option(scope: string, field: string, value: string | number) {
+		return this.text(this.translations[scope]?.options?.[field]?.[String(value)]) ?? (value === '' ? '(None)' : String(value));
+	}
+}
+
+/**
+ * "Do Not Call (doNotCall)": the label users know, and the name the API and expressions use; with a hint on how a
+ * value is written where the type does not say it ("Close Date (closeDate, date only)").
+ */
+function labelled(label: string, name: string, hint?: string) {
+	const inParentheses = [label === name ? undefined : name, hint].filter(Boolean).join(', ');
+	return inParentheses ? `${label} (${inParentheses})` : label;
+}
+
+interface Server {
+	/** Undefined for a Standard server, which has no metadata. */
+	metadata?: Metadata;
+	labels: Labels;
+}
+
+async function readServer(context: ILoadOptionsFunctions): Promise<Server> {
+	if ((await dialectOf(context)) !== 'espocrm') return { labels: new Labels() };
+	const get = async (url: string, qs?: IDataObject) =>
+		await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, { method: 'GET', url, qs, json: true });
+	const [metadata, translations] = await Promise.all([
+		get('/Metadata').catch((error) => {
+			const { status, reason } = readFailure(error);
+			throw new NodeApiError(context.getNode(), { message: reason, httpCode: status === undefined ? null : String(status) }, {
+				message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : ''}`,
+				description:
+					"The lists are filled from EspoCRM's metadata. Check the credential, or type the name into the field as an expression instead.",
+			});
+		}),
+		// Labels are a convenience: without them the lists show names.
+		get('/I18n', { default: 'true' }).catch(() => ({})),
+	]);
+	return { metadata: metadata as Metadata, labels: new Labels(translations as Translations) };
+}
+
+/** The form as a parameter reader for the shared helpers (item 0). */
+function formItem(context: ILoadOptionsFunctions): Item {
+	return {
+		index: 0,
+		node: context.getNode(),
+		timeZone: context.getTimezone(),
+		json: {},
+		parameter: <T>(name: string, fallback?: T) => (context.getCurrentNodeParameter(name) ?? fallback) as T,
+		refuse: (parameter, problem, description) =>
+			new NodeOperationError(context.getNode(), `The parameter "${parameter}" ${problem}`, { description }),
+	};
 }
 
 /** The entity type the form is about: Lead > Convert has no entity type parameter of its own. */
 export function chosenEntityType(context: ILoadOptionsFunctions): string {
 	if (context.getCurrentNodeParameter('resource') === 'lead') return 'Lead';
-	const chosen = context.getCurrentNodeParameter('entityType') ?? 'Contact';
-	return entityTypeFrom(context, chosen, () => context.getCurrentNodeParameter('customEntityType'), 0);
+	return entityTypeOf(formItem(context));
 }
 
 function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata) {
@@ -93,163 +132,240 @@ function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata) {
 			description: "Check the entity type, or the API user's access to it.",
 		});
 	}
-	return definition;
+	return { entityType, fields: definition.fields ?? {}, links: definition.links ?? {} };
 }
 
 const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
 
 /** Custom types made in EspoCRM's entity manager are named with a "C" before the name users gave them. */
-function entityTypeLabel(name: string, isCustom?: boolean) {
-	return isCustom ? `${/^C[A-Z]/.test(name) ? name.slice(1) : name} (${name}, custom)` : name;
+function entityTypeLabel(name: string, label: string, isCustom?: boolean) {
+	if (!isCustom) return labelled(label, name);
+	const given = label !== name ? label : /^C[A-Z]/.test(name) ? name.slice(1) : name;
+	return `${given} (${name}, custom)`;
 }
 
 export async function getEntityTypes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const metadata = await readMetadata(this);
+	const { metadata, labels } = await readServer(this);
 	if (!metadata) return ENTITY_TYPE_OPTIONS;
 	const reachable = Object.entries(metadata.scopes ?? {})
 		.filter(([, scope]) => scope.entity && scope.object && !scope.disabled)
-		.map(([name, scope]) => ({ name: entityTypeLabel(name, scope.isCustom), value: name }))
+		.map(([name, scope]) => ({ name: entityTypeLabel(name, labels.scope(name), scope.isCustom), value: name }))
 		.sort(byName);
 	return [...reachable, ENTITY_TYPE_OPTIONS[ENTITY_TYPE_OPTIONS.length - 1]];
 }
 
+/** One attribute as the API reads and writes it (a field may have several: a link is written as `<field>Id`). */
 interface Attribute {
 	name: string;
 	label: string;
 	type: FieldType;
-	field: string;
-	definition: FieldDef;
+	/** Whether a create or update may set it. */
+	writable: boolean;
+	/** Whether lists can be sorted and filtered by it (stored, one value). */
+	sortable: boolean;
+	/** The attribute that carries the field's "required" (a link's ID, not its name). */
+	carriesRequired?: boolean;
+	/** How a value is written, where the n8n type does not say it. */
+	hint?: string;
+	options?: INodePropertyOptions[];
 }
 
+const ADDRESS_PARTS: Array<[string, string]> = [
+	['Street', 'Street'],
+	['City', 'City'],
+	['State', 'State'],
+	['Country', 'Country'],
+	['PostalCode', 'Postal Code'],
+];
+
 /**
- * n8n's field mapper keeps, of each field, only its id, label and n8n type: the label is what tells a date field
- * (sent as YYYY-MM-DD) from a date-time field (sent as YYYY-MM-DD HH:MM:SS in UTC) when values are converted.
+ * How each EspoCRM field type (7 to 9) is offered: the attributes it is read and written as, with their n8n type.
+ * Types left out have no attribute a workflow could use: `password` (never served), `map` (not stored),
+ * `linkOne` and `foreign` are read-only here (written through the other record), and `number`/`autoincrement`
+ * are numbered by the server.
  */
-export const DATE_ONLY_LABEL = '(date only)';
-
-const ADDRESS_PARTS = ['Street', 'City', 'State', 'Country', 'PostalCode'];
-
-/** The attributes a field is read and written as: a link as `<field>Id`, a currency with `<field>Currency`, … */
-function attributesOf(field: string, definition: FieldDef): Attribute[] {
-	const one = (name: string, type: FieldType, label = field): Attribute => ({ name, label, type, field, definition });
+function attributesOf(scope: string, field: string, definition: FieldDef, labels: Labels): Attribute[] {
+	const label = labels.field(scope, field);
+	const writable = !definition.readOnly && !definition.notStorable;
+	const sortable = !definition.notStorable;
+	const one = (type: FieldType, extra: Partial<Attribute> = {}): Attribute => ({
+		name: field,
+		label,
+		type,
+		writable,
+		sortable,
+		carriesRequired: true,
+		...extra,
+	});
+	const part = (suffix: string, partLabel: string, type: FieldType, extra: Partial<Attribute> = {}): Attribute => ({
+		name: `${field}${suffix}`,
+		label: `${label} ${partLabel}`,
+		type,
+		writable,
+		sortable,
+		...extra,
+	});
 	switch (definition.type) {
 		case 'link':
-			return [one(`${field}Id`, 'string', `${field} (ID)`)];
+			return [part('Id', 'ID', 'string', { carriesRequired: true }), part('Name', 'Name', 'string', { writable: false })];
+		case 'linkOne':
+		case 'foreign':
+			return definition.type === 'foreign'
+				? [one('string', { writable: false })]
+				: [part('Id', 'ID', 'string', { writable: false }), part('Name', 'Name', 'string', { writable: false })];
 		case 'linkMultiple':
-			return [one(`${field}Ids`, 'array', `${field} (IDs)`)];
+			return [part('Ids', 'IDs', 'array', { sortable: false, carriesRequired: true })];
 		case 'linkParent':
-			return [one(`${field}Type`, 'string', `${field} (Type)`), one(`${field}Id`, 'string', `${field} (ID)`)];
+			return [
+				part('Type', 'Type', 'string', { carriesRequired: true }),
+				part('Id', 'ID', 'string', { carriesRequired: true }),
+				part('Name', 'Name', 'string', { writable: false }),
+			];
+		case 'file':
+		case 'image':
+			return [part('Id', '(Attachment ID)', 'string', { carriesRequired: true }), part('Name', 'Name', 'string', { writable: false })];
+		case 'attachmentMultiple':
+			return [part('Ids', '(Attachment IDs)', 'array', { sortable: false, carriesRequired: true })];
 		case 'currency':
-			return [one(field, 'number'), one(`${field}Currency`, 'string', `${field} (Currency)`)];
+			return [one('number'), part('Currency', 'Currency', 'string')];
+		case 'rangeInt':
+		case 'rangeFloat':
+		case 'rangeCurrency':
+			return [part('From', 'From', 'number', { carriesRequired: true }), part('To', 'To', 'number')];
 		case 'personName':
-			return [];
+			// Its parts (salutationName, firstName, lastName) are fields of their own; `name` sorts and filters by the whole.
+			return [one('string', { writable: false })];
 		case 'address':
-			return ADDRESS_PARTS.map((part) => one(`${field}${part}`, 'string', `${field} (${part})`));
+			return ADDRESS_PARTS.map(([suffix, partLabel]) => part(suffix, partLabel, 'string'));
+		case 'number':
+		case 'autoincrement':
+			return [one(definition.type === 'number' ? 'string' : 'number', { writable: false })];
 		case 'int':
 		case 'float':
-			return [one(field, 'number')];
+		case 'duration':
+			return [one('number')];
 		case 'bool':
-			return [one(field, 'boolean')];
+			return [one('boolean')];
 		case 'date':
-			return [one(field, 'dateTime', `${field} ${DATE_ONLY_LABEL}`)];
+			return [one('dateTime', { hint: LABEL_DATE_ONLY })];
 		case 'datetime':
-			return [one(field, 'dateTime')];
+			return [one('dateTime')];
+		case 'datetimeOptional':
+			return [one('dateTime', { hint: LABEL_DATE_OR_DATE_TIME })];
 		case 'enum':
-			return [one(field, 'options')];
+		case 'enumInt':
+		case 'enumFloat':
+			return [
+				one('options', {
+					options: (definition.options ?? []).map((value) => ({ name: labels.option(scope, field, value), value })),
+				}),
+			];
 		case 'multiEnum':
+		case 'checklist':
 		case 'array':
-			return [one(field, 'array')];
+		case 'arrayInt':
+		case 'urlMultiple':
+		case 'jsonArray':
+			return [one('array', { sortable: false })];
+		case 'jsonObject':
+			return [one('object', { sortable: false })];
+		case 'password':
+		case 'map':
+			return [];
 		default:
-			return [one(field, 'string')];
+			// varchar (also with options: a suggestion list, free text allowed), text, wysiwyg, email, phone, url, …
+			return [one('string')];
 	}
 }
 
-function attributesOfEntity(fields: Record<string, FieldDef>): Attribute[] {
-	return Object.entries(fields)
+function attributesOfEntity(scope: string, fields: Record<string, FieldDef>, labels: Labels): Attribute[] {
+	const attributes = Object.entries(fields)
 		.filter(([, definition]) => !definition.disabled && !definition.utility)
-		.flatMap(([field, definition]) => attributesOf(field, definition));
+		.flatMap(([field, definition]) =>
+			attributesOf(scope, field, definition, labels).map((attribute) => ({
+				...attribute,
+				carriesRequired: attribute.carriesRequired === true && definition.required === true,
+			})),
+		);
+	// EspoCRM lists some attributes also as fields of their own (an address's parts): each is offered once.
+	return [...new Map(attributes.map((attribute) => [attribute.name, attribute])).values()];
 }
 
-// Each list below reads the metadata once; the helpers take what was read.
-
-function fieldOptions(context: ILoadOptionsFunctions, metadata: Metadata | undefined): INodePropertyOptions[] {
-	if (!metadata) return INTERFACE_ATTRIBUTES.map(([name]) => ({ name, value: name }));
-	const attributes = attributesOfEntity(definitionOf(context, metadata).fields ?? {});
-	const options = [{ name: 'ID', value: 'id' }, ...attributes.map(({ name }) => ({ name, value: name }))];
-	return [...new Map(options.map((option) => [option.value, option])).values()].sort(byName);
+/** The interface's own fields for a Standard server: only those the chosen entity type has. */
+function interfaceAttributes(entityType: string): Attribute[] {
+	const own = INTERFACE_FIELDS.filter((field) => !field.notOn?.includes(entityType)).map(
+		(field): Attribute => ({ name: field.field, label: field.label, type: field.kind, writable: true, sortable: true }),
+	);
+	const fixed = (name: string, label: string, type: FieldType): Attribute => ({ name, label, type, writable: false, sortable: true });
+	return [fixed('id', 'ID', 'string'), ...own, fixed('createdAt', 'Created At', 'dateTime'), fixed('modifiedAt', 'Modified At', 'dateTime')];
 }
+
+/** The attributes of the chosen entity type: from the metadata, or the interface's for a Standard server. */
+function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribute[] {
+	if (!server.metadata) return interfaceAttributes(chosenEntityType(context));
+	const { entityType, fields } = definitionOf(context, server.metadata);
+	const id: Attribute = { name: 'id', label: 'ID', type: 'string', writable: false, sortable: true };
+	return [id, ...attributesOfEntity(entityType, fields, server.labels)];
+}
+
+const asOptions = (attributes: Attribute[]) =>
+	attributes.map(({ name, label }) => ({ name: labelled(label, name), value: name })).sort(byName);
 
 /** The relationships of the chosen entity type, with the entity type each leads to where the server says. */
-function relationshipsOf(context: ILoadOptionsFunctions, metadata: Metadata | undefined): Array<{ link: string; entity?: string }> {
-	if (!metadata) return STANDARD_LINKS.map((link) => ({ link }));
-	return Object.entries(definitionOf(context, metadata).links ?? {})
+function relationshipsOf(context: ILoadOptionsFunctions, server: Server): INodePropertyOptions[] {
+	if (!server.metadata) return STANDARD_LINKS.map((link) => ({ name: link, value: link }));
+	const { entityType, links } = definitionOf(context, server.metadata);
+	return Object.entries(links)
 		.filter(([, link]) => ['hasMany', 'belongsTo', 'hasOne', 'hasChildren'].includes(link.type))
-		.map(([link, definition]) => ({ link, entity: definition.entity }));
+		.map(([link, definition]) => {
+			const to = definition.entity ? ` → ${server.labels.scope(definition.entity)}` : '';
+			return { name: `${labelled(server.labels.link(entityType, link), link)}${to}`, value: link };
+		})
+		.sort(byName);
 }
 
-/** Field names for Fields to Return, Sort By and Create or Update's match field. */
+const STANDARD_LINKS = ['account', 'accounts', 'contacts', 'emails', 'leads', 'opportunities', 'teams'];
+
+/** Fields to Return: everything a record can show. */
 export async function getFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return fieldOptions(this, await readMetadata(this));
+	return asOptions(attributesFor(this, await readServer(this)));
+}
+
+/** Sort By and Create or Update's Match By: stored attributes of one value. */
+export async function getSortableFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	return asOptions(attributesFor(this, await readServer(this)).filter((attribute) => attribute.sortable));
 }
 
 /** Relationship names, with the entity type each leads to. */
 export async function getLinks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const links = relationshipsOf(this, await readMetadata(this))
-		.map(({ link, entity }) => ({ name: entity ? `${link} (${entity})` : link, value: link }))
-		.sort(byName);
-	return [...links, { name: 'Other (Enter Name)', value: 'custom' }];
+	return [...relationshipsOf(this, await readServer(this)), { name: 'Other (Enter Name)', value: 'custom' }];
 }
 
 /** What a filter condition can name: the fields, and the relationships for the "Linked" operators. */
 export async function getFilterAttributes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const metadata = await readMetadata(this);
-	const links = relationshipsOf(this, metadata).map(({ link, entity }) => ({
-		name: `${link} (relationship${entity ? ` to ${entity}` : ''})`,
-		value: link,
-	}));
-	return [...fieldOptions(this, metadata), ...links.sort(byName)];
+	const server = await readServer(this);
+	const links = relationshipsOf(this, server).map(({ name, value }) => ({ name: `${name} (relationship)`, value }));
+	return [...asOptions(attributesFor(this, server).filter((attribute) => attribute.sortable || attribute.type === 'array')), ...links];
 }
 
-/** The writable fields for n8n's field mapper, typed, with the server's values for enum fields. */
+/** The writable fields for n8n's field mapper, typed, labelled, with the server's values for enum fields. */
 export async function getMappingFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	// Required fields are marked only where a record is created; an update or mass update may leave them out.
 	const operation = this.getCurrentNodeParameter('operation');
 	const creating = operation === 'create' || operation === 'upsert';
-	const metadata = await readMetadata(this);
-	if (!metadata) {
-		return {
-			fields: INTERFACE_ATTRIBUTES.filter(([name]) => !READ_ONLY_ATTRIBUTES.has(name)).map(([name, type]) =>
-				mapperField(name, name, type, false),
-			),
-		};
-	}
-	const writable = Object.fromEntries(
-		Object.entries(definitionOf(this, metadata).fields ?? {}).filter(([, field]) => !field.readOnly && !field.notStorable),
-	);
-	// EspoCRM lists some attributes also as fields of their own (an address's parts): each is offered once.
-	const attributes = [...new Map(attributesOfEntity(writable).map((attribute) => [attribute.name, attribute])).values()];
+	const attributes = attributesFor(this, await readServer(this)).filter((attribute) => attribute.writable);
 	return {
-		fields: attributes.map((attribute) =>
-			mapperField(
-				attribute.name,
-				attribute.label,
-				attribute.type,
-				creating && attribute.definition.required === true && attribute.name === attribute.field,
-				attribute.definition.options,
-			),
+		fields: attributes.map(
+			(attribute): ResourceMapperField => ({
+				id: attribute.name,
+				displayName: labelled(attribute.label, attribute.name, attribute.hint),
+				required: creating && attribute.carriesRequired === true,
+				defaultMatch: false,
+				canBeUsedToMatch: false,
+				display: true,
+				type: attribute.type,
+				...(attribute.options ? { options: attribute.options } : {}),
+			}),
 		),
-	};
-}
-
-function mapperField(id: string, label: string, type: FieldType, required: boolean, options?: string[]): ResourceMapperField {
-	return {
-		id,
-		displayName: label === id ? id : label,
-		required,
-		defaultMatch: false,
-		canBeUsedToMatch: false,
-		display: true,
-		type,
-		...(type === 'options' ? { options: (options ?? []).map((value) => ({ name: value === '' ? '(None)' : value, value })) } : {}),
 	};
 }

@@ -1,12 +1,16 @@
 import type {
 	DeclarativeRestApiSettings,
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
+	IHookFunctions,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
 	INodeExecutionData,
+	IPollFunctions,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -18,7 +22,8 @@ export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 /** The server returns at most this many records per list request, and refuses a larger maxSize. */
 export const PAGE_SIZE = 200;
 
-type Context = IExecuteFunctions | IExecuteSingleFunctions;
+/** Every kind of n8n context that sends requests: operations, routed items, triggers, webhook lifecycle. */
+export type RequestContext = IExecuteFunctions | IExecuteSingleFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
 
 interface RequestSettings {
 	maxParallel: number;
@@ -26,29 +31,15 @@ interface RequestSettings {
 	maxRetryWaitSeconds: number;
 }
 
-/** The node's Request Settings, which hold for the whole run (the gate takes them from its first request). */
-function requestSettings(context: Context): RequestSettings {
-	const settings = (
-		'getItemIndex' in context
-			? context.getNodeParameter('requestSettings', {})
-			: context.getNodeParameter('requestSettings', 0, {})
-	) as Partial<RequestSettings>;
-	return {
-		maxParallel: Math.max(1, settings.maxParallel ?? 5),
-		maxRetries: Math.max(0, settings.maxRetries ?? 5),
-		maxRetryWaitSeconds: Math.max(0, settings.maxRetryWaitSeconds ?? 60),
-	};
-}
-
 type Outcome = 'accepted' | 'refused' | 'unknown';
 
 /**
- * Bounds the requests one node run has in flight. n8n starts the requests of all items at once; without a
- * bound, 2,000 items are 2,000 connections. The first request goes alone: it fetches the OAuth token that
- * the others then reuse, and if the server refuses the credentials, the rest are not sent (a server blocks
- * an address after 10 failed logins a minute, good credentials included).
+ * What one node run shares between its requests. n8n starts the requests of all items at once; without a bound,
+ * 2,000 items are 2,000 connections. The first request goes alone: it fetches the OAuth token that the others then
+ * reuse, and if the server refuses the credentials, the rest are not sent (a server blocks an address after 10
+ * failed logins a minute, good credentials included). The credential is read once for the run, not per request.
  */
-class RunGate {
+class Run {
 	private active = 0;
 
 	private readonly waiting: Array<() => void> = [];
@@ -57,10 +48,21 @@ class RunGate {
 
 	credentialsRefused = false;
 
-	constructor(private readonly maxParallel: number) {}
+	private credentialData?: Promise<ICredentialDataDecryptedObject>;
+
+	constructor(
+		readonly settings: RequestSettings,
+		private readonly context: RequestContext,
+	) {}
+
+	/** The decrypted credential. n8n writes a renewed token into this same object, so the whole run sees it. */
+	async credentials(): Promise<ICredentialDataDecryptedObject> {
+		this.credentialData ??= this.context.getCredentials(CREDENTIAL_TYPE);
+		return await this.credentialData;
+	}
 
 	private get limit() {
-		return this.credentialsAccepted ? this.maxParallel : 1;
+		return this.credentialsAccepted ? this.settings.maxParallel : 1;
 	}
 
 	async enter() {
@@ -83,17 +85,33 @@ class RunGate {
 	}
 }
 
-/** One gate per node run: n8n hands every item of a run the same execute-data object. */
-const gates = new WeakMap<object, RunGate>();
+/** One Run per node run: n8n hands every item of a run the same execute-data object; a trigger has one context. */
+const runs = new WeakMap<object, Run>();
 
-function gateOf(context: Context, settings: RequestSettings): RunGate {
-	const run = context.getExecuteData();
-	let gate = gates.get(run);
-	if (!gate) {
-		gate = new RunGate(settings.maxParallel);
-		gates.set(run, gate);
+function readSettings(context: RequestContext): Partial<RequestSettings> {
+	// Only the action node has Request Settings; an operation reads them as item 0 gives them.
+	if ('getInputData' in context && !('getItemIndex' in context)) {
+		return context.getNodeParameter('requestSettings', 0, {}) as Partial<RequestSettings>;
 	}
-	return gate;
+	return (context as IPollFunctions).getNodeParameter('requestSettings', {}) as Partial<RequestSettings>;
+}
+
+export function runOf(context: RequestContext): Run {
+	const key = 'getExecuteData' in context ? context.getExecuteData() : context;
+	let run = runs.get(key);
+	if (!run) {
+		const settings = readSettings(context);
+		run = new Run(
+			{
+				maxParallel: Math.max(1, settings.maxParallel ?? 5),
+				maxRetries: Math.max(0, settings.maxRetries ?? 5),
+				maxRetryWaitSeconds: Math.max(0, settings.maxRetryWaitSeconds ?? 60),
+			},
+			context,
+		);
+		runs.set(key, run);
+	}
+	return run;
 }
 
 /**
@@ -103,7 +121,12 @@ function gateOf(context: Context, settings: RequestSettings): RunGate {
  */
 function mayResend({ status, networkCode }: FailedResponse, idempotent: boolean) {
 	if (status === 429 || status === 503) return true;
-	return idempotent && (status === 502 || status === 504 || networkCode !== undefined);
+	return idempotent && outcomeUnknown({ status, networkCode });
+}
+
+/** After these failures the server may have carried the request out. */
+export function outcomeUnknown({ status, networkCode }: Pick<FailedResponse, 'status' | 'networkCode'>) {
+	return status === 502 || status === 504 || networkCode !== undefined;
 }
 
 function retryAfterMs(retryAfter: string | undefined, attempt: number): number {
@@ -116,32 +139,40 @@ function retryAfterMs(retryAfter: string | undefined, attempt: number): number {
 	return Math.min(30_000, 250 * 2 ** attempt);
 }
 
+/** An answer, and the failed attempts before it (each may or may not have been carried out, see outcomeUnknown). */
+export interface Sent<T> {
+	body: T;
+	earlierFailures: FailedResponse[];
+}
+
 /**
  * Sends one request with what every request of this node gets: the run's bound on parallel requests, resending
- * after transient failures within the user's bounds, and errors that say what went wrong.
- * `send` makes the actual call (through n8n's routing or its authenticated HTTP helper).
+ * after transient failures within the user's bounds, and errors that say what went wrong (with every secret
+ * redacted). `send` makes the actual call (through n8n's routing or its authenticated HTTP helper).
  */
 async function sendReliably<T>(
-	context: Context,
+	context: RequestContext,
 	itemIndex: number,
 	idempotent: boolean,
-	send: () => Promise<T>,
-): Promise<T> {
-	const settings = requestSettings(context);
-	const gate = gateOf(context, settings);
-	await gate.enter();
+	send: (credentials: ICredentialDataDecryptedObject) => Promise<T>,
+): Promise<Sent<T>> {
+	const run = runOf(context);
+	const { settings } = run;
+	await run.enter();
 	let outcome: Outcome = 'unknown';
+	const earlierFailures: FailedResponse[] = [];
 	try {
-		if (gate.credentialsRefused) {
+		const credentials = await run.credentials();
+		if (run.credentialsRefused) {
 			const error = apiError(context.getNode(), { response: { status: 401, headers: {} } }, itemIndex);
 			error.description = `Not sent: an earlier request of this run was refused with these credentials. ${error.description}`;
 			throw error;
 		}
 		for (let attempt = 0; ; attempt++) {
 			try {
-				const result = await send();
+				const body = await send(credentials);
 				outcome = 'accepted';
-				return result;
+				return { body, earlierFailures };
 			} catch (error) {
 				// The node's own refusals (of an answer, in postReceive) are already what the user should see.
 				if (error instanceof NodeOperationError) throw asNodeError(context.getNode(), error, itemIndex);
@@ -150,78 +181,148 @@ async function sendReliably<T>(
 				const transient = mayResend(failure, idempotent);
 				const waitAllowed = wait <= settings.maxRetryWaitSeconds * 1000;
 				if (transient && waitAllowed && attempt < settings.maxRetries) {
+					earlierFailures.push(failure);
 					await sleep(wait);
 					continue;
 				}
 				if (failure.status === 401) outcome = 'refused';
 				else if (failure.status !== undefined) outcome = 'accepted';
-				throw apiError(context.getNode(), error, itemIndex, {
-					idempotent,
-					resent: attempt,
-					...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}),
-				});
+				throw apiError(
+					context.getNode(),
+					error,
+					itemIndex,
+					{ idempotent, resent: attempt, ...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}) },
+					credentials,
+				);
 			}
 		}
 	} finally {
-		gate.leave(outcome);
+		run.leave(outcome);
 	}
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
 
+export type ApiRequest = IHttpRequestOptions & { idempotent?: boolean };
+
+/** One authenticated request of this node, with the run's bound, resending and errors; the answer and earlier failures. */
+export async function send<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<Sent<T>> {
+	const { idempotent, ...request } = options;
+	const method = (request.method ?? 'GET').toUpperCase();
+	const node = context.getNode();
+	const sent = await sendReliably(context, itemIndex, idempotent ?? IDEMPOTENT_METHODS.has(method), async (data) =>
+		(await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			{
+				json: true,
+				arrayFormat: 'indices',
+				...request,
+				headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...request.headers },
+				returnFullResponse: true,
+			},
+			// The credential read once for the run, instead of once per request.
+			{
+				credentialsDecrypted: {
+					id: node.credentials?.[CREDENTIAL_TYPE]?.id ?? '',
+					name: node.credentials?.[CREDENTIAL_TYPE]?.name ?? '',
+					type: CREDENTIAL_TYPE,
+					data,
+				},
+			},
+		)) as IN8nHttpFullResponse,
+	);
+	return { body: sent.body.body as T, earlierFailures: sent.earlierFailures };
+}
+
+/** One authenticated request of this node: its answer. */
+export async function apiRequest<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<T> {
+	return (await send<T>(context, itemIndex, options)).body;
+}
+
+interface ListReply {
+	total?: number;
+	list: IDataObject[];
+}
+
 /**
- * n8n's RoutingNode hands every request of an operation whose routing sets `send.paginate` to this function
- * (the node's `requestOperations.pagination`). All declarative operations set it, so that every request they
- * make goes through `sendReliably`; list requests (those with `maxSize`) are also paged here.
+ * The records of a list request, `wanted` at the most (Infinity: all). When the first page tells the total, the
+ * pages up to it are read at once, within Max Parallel Requests; then, and whenever the server gives no total
+ * (EspoCRM answers -1 or -2 for some lists), one page after another until a short one. Each record once.
+ */
+export async function listRecords(
+	context: RequestContext,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	wanted = Infinity,
+): Promise<IDataObject[]> {
+	const page = async (offset: number) =>
+		await apiRequest<ListReply>(context, itemIndex, {
+			...request,
+			method: 'GET',
+			qs: { ...request.qs, offset, maxSize: Math.min(PAGE_SIZE, wanted - offset) },
+		});
+	const records: IDataObject[] = [];
+	const seen = new Set<unknown>();
+	// Records that move between pages while paging (created or deleted meanwhile) would come twice.
+	const keep = (list: IDataObject[]) => {
+		for (const record of list) {
+			if (record.id !== undefined && seen.has(record.id)) continue;
+			seen.add(record.id);
+			records.push(record);
+		}
+	};
+
+	const first = await page(0);
+	keep(first.list);
+	let offset = first.list.length;
+	let last = first;
+	const full = (reply: ListReply, at: number) => reply.list.length === Math.min(PAGE_SIZE, wanted - at);
+	if (!full(first, 0) || offset >= wanted) return records;
+
+	const end = Math.min(wanted, typeof first.total === 'number' && first.total > 0 ? first.total : 0);
+	if (offset < end) {
+		// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
+		const second = await page(offset);
+		if (repeats(second, first)) return records;
+		const offsets: number[] = [];
+		for (let next = offset + PAGE_SIZE; next < end; next += PAGE_SIZE) offsets.push(next);
+		const rest = await Promise.all(offsets.map(page));
+		for (const [index, reply] of [second, ...rest].entries()) {
+			keep(reply.list);
+			const at = index === 0 ? offset : offsets[index - 1];
+			if (!full(reply, at)) return records;
+			last = reply;
+		}
+		offset = (offsets.length ? offsets[offsets.length - 1] : offset) + last.list.length;
+	}
+	while (offset < wanted) {
+		const reply = await page(offset);
+		if (repeats(reply, last)) break;
+		keep(reply.list);
+		if (!full(reply, offset)) break;
+		offset += reply.list.length;
+		last = reply;
+	}
+	return records;
+}
+
+/** A server that ignored `offset` sends the same page again. */
+function repeats(page: ListReply, previous: ListReply) {
+	return page.list.length > 0 && page.list[0].id !== undefined && page.list[0].id === previous.list[0]?.id;
+}
+
+/**
+ * n8n's RoutingNode hands every request of a routed operation (its routing sets `send.paginate`) to this function,
+ * the node's `requestOperations.pagination`, so that every request gets the run's bound, resending and errors.
  */
 export async function routeRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	const itemIndex = this.getItemIndex();
 	const method = (requestData.options.method ?? 'GET').toUpperCase();
-	const idempotent = IDEMPOTENT_METHODS.has(method);
-	const send = async (options: DeclarativeRestApiSettings.HttpRequestOptions) =>
-		await sendReliably(this, itemIndex, idempotent, async () =>
-			await this.makeRoutingRequest({ ...requestData, options }),
-		);
-
-	const qs = (requestData.options.qs ?? {}) as IDataObject;
-	if (method !== 'GET' || qs.maxSize === undefined) return await send(requestData.options);
-
-	// Page with offset until a short page. `total` is not used: EspoCRM answers -1 or -2 for some lists.
-	const wanted = requestData.maxResults === undefined ? Infinity : Number(requestData.maxResults);
-	const records: INodeExecutionData[] = [];
-	let firstIdOfLastPage: unknown;
-	while (records.length < wanted) {
-		const maxSize = Math.min(PAGE_SIZE, wanted - records.length);
-		const page = await send({ ...requestData.options, qs: { ...qs, offset: records.length, maxSize } });
-		// A server that ignored `offset` would send the same page again and again.
-		const firstId = page[0]?.json.id;
-		if (firstId !== undefined && firstId === firstIdOfLastPage) break;
-		firstIdOfLastPage = firstId;
-		records.push(...page);
-		if (page.length < maxSize) break;
-	}
-	return records;
-}
-
-/** For custom operations: one authenticated request, with the same bound, resending and errors as routed requests. */
-export async function apiRequest<T = IDataObject>(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	options: IHttpRequestOptions & { idempotent?: boolean },
-): Promise<T> {
-	const { idempotent, ...request } = options;
-	const method = (request.method ?? 'GET').toUpperCase();
-	const response = await sendReliably(context, itemIndex, idempotent ?? IDEMPOTENT_METHODS.has(method), async () =>
-		(await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, {
-			json: true,
-			arrayFormat: 'indices',
-			...request,
-			headers: { 'Content-Type': 'application/json', ...request.headers },
-			returnFullResponse: true,
-		})) as IN8nHttpFullResponse,
+	const sent = await sendReliably(this, this.getItemIndex(), IDEMPOTENT_METHODS.has(method), async () =>
+		await this.makeRoutingRequest(requestData),
 	);
-	return response.body as T;
+	return sent.body;
 }

@@ -1,26 +1,23 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions } from 'n8n-workflow';
-import { NodeOperationError, jsonParse } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
+
+import { asNodeError } from './errors';
+import type { Item } from './item';
 
 /** Entity type and relationship names become path segments: only plain identifiers can never reach another path. */
 const PLAIN_IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
 
-type ParameterContext = Pick<IExecuteSingleFunctions, 'getNode'> & { getItemIndex?: () => number };
+/** A record's web address in EspoCRM, such as https://crm.example.com/#Contact/view/6b02e09eadb4139af. */
+export const RECORD_URL = 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)';
+const RECORD_URL_ONLY = new RegExp(`^${RECORD_URL}.*$`);
 
-export function requirePlainIdentifier(
-	context: ParameterContext,
-	value: unknown,
-	parameter: string,
-	itemIndex: number,
-): string {
+export function requirePlainIdentifier(item: Item, value: unknown, parameter: string): string {
 	const name = typeof value === 'string' ? value.trim() : '';
 	if (!PLAIN_IDENTIFIER.test(name)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The parameter "${parameter}" must be a plain name such as "Contact" or "opportunities" (item ${itemIndex}: ${JSON.stringify(value ?? '')})`,
-			{
-				itemIndex,
-				description: 'Use letters, digits and underscores only, starting with a letter: the name becomes part of the request path.',
-			},
+		throw item.refuse(
+			parameter,
+			`must be a plain name such as "Contact" or "opportunities", not ${JSON.stringify(value ?? '')}`,
+			'Use letters, digits and underscores only, starting with a letter: the name becomes part of the request path.',
 		);
 	}
 	return name;
@@ -30,90 +27,85 @@ export function requirePlainIdentifier(
  * A record ID, which goes into a path encoded. Encoding leaves "." and "..", which URL parsers resolve as
  * steps up the path (even when written %2E), so those are refused like an empty ID.
  */
-export function requireId(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): string {
+export function requireId(item: Item, value: unknown, parameter: string): string {
 	if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
-		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" must be one ID, not a list or an object (item ${itemIndex})`, {
-			itemIndex,
-			description: 'Give the ID of one record, for example with an expression such as {{ $json.id }}.',
-		});
+		throw item.refuse(
+			parameter,
+			'must be one ID, not a list or an object',
+			'Give the ID of one record, for example with an expression such as {{ $json.id }}.',
+		);
 	}
 	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	if (id === '' || id === '.' || id === '..') {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The parameter "${parameter}" ${id === '' ? 'is empty' : `is not a record ID ("${id}")`} (item ${itemIndex})`,
-			{
-				itemIndex,
-				description: 'Give the ID of the record, for example from an earlier node with an expression such as {{ $json.id }}.',
-			},
+		throw item.refuse(
+			parameter,
+			id === '' ? 'is empty' : `is not a record ID ("${id}")`,
+			'Give the ID of the record, for example from an earlier node with an expression such as {{ $json.id }}.',
 		);
 	}
 	return id;
 }
 
 /** IDs given as one ID, several separated by commas, or a list from an expression; empty entries are skipped. */
-export function idsFrom(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): string[] {
+export function idsFrom(item: Item, value: unknown, parameter: string): string[] {
 	const entries = Array.isArray(value) ? value : value === undefined || value === null ? [] : String(value).split(',');
 	return entries
 		.filter((entry) => !(typeof entry === 'string' && entry.trim() === ''))
-		.map((entry) => requireId(context, entry, parameter, itemIndex));
-}
-
-/** Parses a JSON parameter that must hold an object (the fields of a record). */
-export function parseJsonObject(context: ParameterContext, value: unknown, parameter: string, itemIndex: number): IDataObject {
-	const parsed = parseJsonParameter<unknown>(context, value, parameter, itemIndex);
-	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" must be a JSON object (item ${itemIndex})`, {
-			itemIndex,
-			description: 'Write the fields as an object, such as {"name": "Acme"}.',
-		});
-	}
-	return parsed as IDataObject;
+		.map((entry) => requireId(item, entry, parameter));
 }
 
 /** Parses a JSON parameter, which n8n hands over as text or, from an expression, already parsed. */
-export function parseJsonParameter<T = IDataObject>(
-	context: ParameterContext,
-	value: unknown,
-	parameter: string,
-	itemIndex: number,
-): T {
+export function parseJsonParameter<T = IDataObject>(item: Item, value: unknown, parameter: string): T {
 	if (typeof value !== 'string') return value as T;
 	try {
 		return jsonParse<T>(value);
 	} catch (error) {
-		throw new NodeOperationError(context.getNode(), `The parameter "${parameter}" is not valid JSON (item ${itemIndex})`, {
-			itemIndex,
-			description: (error as Error).message,
-		});
+		throw item.refuse(parameter, 'is not valid JSON', (error as Error).message);
 	}
 }
 
+/** Parses a JSON parameter that must hold an object (the fields of a record). */
+export function parseJsonObject(item: Item, value: unknown, parameter: string): IDataObject {
+	const parsed = parseJsonParameter<unknown>(item, value, parameter);
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		throw item.refuse(parameter, 'must be a JSON object', 'Write the fields as an object, such as {"name": "Acme"}.');
+	}
+	return parsed as IDataObject;
+}
+
 /** The entity type chosen, or typed under "Entity Type Name"; anything but a plain name is refused. */
-export function entityTypeFrom(context: ParameterContext, chosen: unknown, typedName: () => unknown, itemIndex: number): string {
+export function entityTypeOf(item: Item): string {
+	const chosen = item.parameter('entityType');
 	return chosen === 'custom'
-		? requirePlainIdentifier(context, typedName(), 'Entity Type Name', itemIndex)
-		: requirePlainIdentifier(context, chosen, 'Entity Type', itemIndex);
+		? requirePlainIdentifier(item, item.parameter('customEntityType', ''), 'Entity Type Name')
+		: requirePlainIdentifier(item, chosen, 'Entity Type');
 }
 
-/** preSend of the entity type: refuses a name that is not a plain identifier before anything is sent. */
-export async function checkEntityType(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	entityTypeFrom(this, this.getNodeParameter('entityType'), () => this.getNodeParameter('customEntityType'), this.getItemIndex());
-	return request;
+/** The relationship chosen, or typed under "Relationship Name". */
+export function linkOf(item: Item): string {
+	const chosen = item.parameter('link');
+	return chosen === 'custom'
+		? requirePlainIdentifier(item, item.parameter('customLink', ''), 'Relationship Name')
+		: requirePlainIdentifier(item, chosen, 'Relationship');
 }
 
-/** preSend of a record ID: refuses an empty one. The URL expression encodes it, so `/`, `?` or `#` stay in one path segment. */
-export async function checkRecordId(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const itemIndex = this.getItemIndex();
-	requireId(this, this.getNodeParameter('recordId', undefined, { extractValue: true }), 'Record ID', itemIndex);
-	return request;
-}
-
-/** preSend of a relationship name: refuses anything but a plain identifier. */
-export async function checkLink(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const itemIndex = this.getItemIndex();
-	const chosen = this.getNodeParameter('link') as string;
-	const link = chosen === 'custom' ? this.getNodeParameter('customLink') : chosen;
-	requirePlainIdentifier(this, link, chosen === 'custom' ? 'Relationship Name' : 'Relationship', itemIndex);
-	return request;
+/**
+ * The ID a record locator (`recordId`, or the lead of Convert) points at. n8n resolves the expression first, then
+ * takes the ID out of a "By URL" address with the mode's pattern. An address typed under "By ID" (or saved by
+ * something other than the editor) is reduced to its ID too: an ID never looks like one.
+ */
+export function recordIdOf(item: Item, parameter = 'recordId', label = 'Record'): string {
+	let value: unknown;
+	try {
+		value = item.parameter(parameter, undefined, { extractValue: true });
+	} catch (error) {
+		if (!/value is invalid/i.test((error as Error).message)) throw asNodeError(item.node, error, item.index);
+		throw item.refuse(
+			label,
+			'is not a record address such as https://crm.example.com/#Contact/view/<id>',
+			'Copy the address of the record from the browser, or choose "By ID".',
+		);
+	}
+	const text = typeof value === 'string' ? value.trim().replace(RECORD_URL_ONLY, '$1') : value;
+	return requireId(item, text, label);
 }

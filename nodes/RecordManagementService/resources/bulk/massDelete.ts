@@ -1,28 +1,43 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { idSourceFields, sendInChunks } from './shared';
+import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
-const show = { resource: ['bulk'], operation: ['massDelete'] };
+export const massDeleteNotice: INodeProperties = {
+	displayName: 'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
+	name: 'massDeleteNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: { show: { operation: ['massDelete'] } },
+};
 
-export const massDeleteFields: INodeProperties[] = [
-	{
-		displayName: 'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
-		name: 'massDeleteNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show },
-	},
-	...idSourceFields(show),
-];
-
+/**
+ * Standard: POST /{entityType}/action/massDelete {ids}; EspoCRM 7+: POST /MassAction {entityType, action: delete,
+ * params: {ids}}. Deleting what is already deleted changes nothing, so a request whose answer was lost is resent.
+ */
 export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	// Deleting what is already deleted changes nothing, so a lost answer may be retried.
 	return await sendInChunks(
 		this,
 		(entityType, ids, dialect) =>
 			dialect === 'espocrm'
 				? { method: 'POST', url: '/MassAction', body: { entityType, action: 'delete', params: { ids } }, idempotent: true }
 				: { method: 'POST', url: `/${entityType}/action/massDelete`, body: { ids }, idempotent: true },
-		{ deleted: true },
+		(chunk, outcome) => {
+			const { count, ids } = reported(chunk, outcome.reply);
+			const resentAfter = unknownFirstAttempt(outcome);
+			return {
+				requested: chunk.ids.length,
+				count,
+				ids,
+				deleted: true,
+				// The resend can only count what the first attempt left: say what is known instead of "0 deleted".
+				...(resentAfter
+					? {
+							firstAttempt: `unknown: ${resentAfter}, so the request was sent again`,
+							notFoundWhenResent: chunk.ids.filter((id) => !ids.includes(id)),
+							note: `The second attempt deleted ${count} of ${chunk.ids.length}. The others were not there any more: the first attempt deleted them, or they never existed. None of the ${chunk.ids.length} records exists now.`,
+						}
+					: {}),
+			};
+		},
 	);
 }

@@ -1,35 +1,43 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { recordBody, recordBodyFields, requireFields } from '../../shared/recordFields';
-import { idSourceFields, sendInChunks } from './shared';
+import { itemOf } from '../../shared/item';
+import { requiredRecordBody } from '../../shared/recordFields';
+import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
-const show = { resource: ['bulk'], operation: ['massUpdate'] };
+export const massUpdateNotice: INodeProperties = {
+	displayName:
+		'All records get the same fields: the entity type and the fields to set are taken as the first input item gives them',
+	name: 'massUpdateNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: { show: { operation: ['massUpdate'] } },
+};
 
-export const massUpdateFields: INodeProperties[] = [
-	{
-		displayName:
-			'All records get the same fields: the entity type and the fields to set are taken as the first input item gives them',
-		name: 'massUpdateNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show },
-	},
-	...idSourceFields(show),
-	...recordBodyFields(show, 'Fields to Set'),
-];
-
-/** One request per chunk of IDs, not one per item; the fields to set are read from the first item. */
+/**
+ * Standard: PUT /{entityType}/action/massUpdate {ids, attributes}; EspoCRM 7+: POST /MassAction {entityType,
+ * action: update, params: {ids}, data}. One request per chunk of IDs, not one per item.
+ */
 export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const attributes = requireFields(this, recordBody(this, 0, this.getInputData()[0].json), 'Fields to Set', 0);
-	return await sendInChunks(this, (entityType, ids, dialect) =>
-		dialect === 'espocrm'
-			? {
-					method: 'POST',
-					url: '/MassAction',
-					body: { entityType, action: 'update', params: { ids }, data: attributes },
-					// Setting the same fields again changes nothing, so a lost answer may be retried.
-					idempotent: true,
-				}
-			: { method: 'PUT', url: `/${entityType}/action/massUpdate`, body: { ids, attributes } },
+	const attributes = requiredRecordBody(itemOf(this, 0));
+	return await sendInChunks(
+		this,
+		(entityType, ids, dialect) =>
+			dialect === 'espocrm'
+				? {
+						method: 'POST',
+						url: '/MassAction',
+						body: { entityType, action: 'update', params: { ids }, data: attributes },
+						// Setting the same fields again changes nothing, so a request whose answer was lost is resent.
+						idempotent: true,
+					}
+				: { method: 'PUT', url: `/${entityType}/action/massUpdate`, body: { ids, attributes } },
+		(chunk, outcome) => {
+			const resentAfter = unknownFirstAttempt(outcome);
+			return {
+				requested: chunk.ids.length,
+				...reported(chunk, outcome.reply),
+				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again (setting the same fields twice changes nothing)` } : {}),
+			};
+		},
 	);
 }

@@ -1,28 +1,28 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { applyEmailDialect, requireSent, sendFields } from './send';
+import { emailOptions, sendFields } from './send';
 
-export const emailDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['email'] } },
-		options: [
-			{
-				name: 'Send',
-				value: 'send',
-				action: 'Send an email',
-				description: 'Send an e-mail, optionally linked to a record',
-				routing: {
-					request: { method: 'POST', url: '/Email' },
-					send: { paginate: true, preSend: [applyEmailDialect] },
-					output: { postReceive: [requireSent] },
-				},
-			},
-		],
-		default: 'send',
-	},
-	...sendFields,
-];
+/**
+ * Send checks every address and file first, uploads attachments, and speaks each server's dialect, so it runs as a
+ * custom operation (`customOperations` in the node): send.ts holds its requests.
+ */
+export const emailOperations: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['email'] } },
+	options: [
+		{
+			name: 'Send',
+			value: 'send',
+			action: 'Send an email',
+			description: 'Send an e-mail, optionally linked to a record and with files attached',
+		},
+	],
+	default: 'send',
+};
+
+export const emailOperationFields: INodeProperties[] = sendFields;
+
+export const emailOptionFields: INodeProperties[] = [emailOptions];

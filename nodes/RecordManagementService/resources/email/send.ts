@@ -1,19 +1,14 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	IN8nHttpFullResponse,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { forEachItem } from '../../shared/customOperations';
 import { dialectOf } from '../../shared/dialect';
+import { asNodeError } from '../../shared/errors';
+import type { Dialect } from '../../shared/dialect';
+import type { Item } from '../../shared/item';
+import { apiRequest } from '../../shared/transport';
 
-const show = { resource: ['email'], operation: ['send'] };
-
-/** Several addresses travel as one `;`-separated string; users may type commas, or an expression may give a list. */
-const addressList = '={{ [].concat($value).join(";").split(/[;,]/).map(a => a.trim()).filter(a => a).join(";") || undefined }}';
+const show = { operation: ['send'] };
 
 export const sendFields: INodeProperties[] = [
 	{
@@ -23,9 +18,8 @@ export const sendFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'ada@example.com; grace@example.com',
-		description: 'Recipient addresses, separated by semicolons or commas',
+		description: 'Recipient addresses, separated by semicolons or commas (an expression may also return a list)',
 		displayOptions: { show },
-		routing: { send: { type: 'body', property: 'to', value: addressList } },
 	},
 	{
 		displayName: 'Subject',
@@ -34,7 +28,6 @@ export const sendFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		displayOptions: { show },
-		routing: { send: { type: 'body', property: 'subject' } },
 	},
 	{
 		displayName: 'Body',
@@ -43,7 +36,6 @@ export const sendFields: INodeProperties[] = [
 		typeOptions: { rows: 6 },
 		default: '',
 		displayOptions: { show },
-		routing: { send: { type: 'body', property: 'body' } },
 	},
 	{
 		displayName: 'Body Is HTML',
@@ -52,7 +44,6 @@ export const sendFields: INodeProperties[] = [
 		default: false,
 		description: 'Whether the body is HTML rather than plain text',
 		displayOptions: { show },
-		routing: { send: { type: 'body', property: 'isHtml' } },
 	},
 	{
 		displayName: 'From',
@@ -62,83 +53,187 @@ export const sendFields: INodeProperties[] = [
 		placeholder: 'sales@example.com',
 		description: 'Sender address. EspoCRM requires it.',
 		displayOptions: { show },
-		routing: { send: { type: 'body', property: 'from', value: '={{ $value.trim() || undefined }}' } },
-	},
-	{
-		displayName: 'Options',
-		name: 'emailOptions',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [
-			{
-				displayName: 'CC',
-				name: 'cc',
-				type: 'string',
-				default: '',
-				routing: { send: { type: 'body', property: 'cc', value: addressList } },
-			},
-			{
-				displayName: 'BCC',
-				name: 'bcc',
-				type: 'string',
-				default: '',
-				routing: { send: { type: 'body', property: 'bcc', value: addressList } },
-			},
-			{
-				displayName: 'Linked Record Type',
-				name: 'parentType',
-				type: 'string',
-				default: '',
-				placeholder: 'Contact',
-				description: 'Entity type of the record the e-mail belongs to',
-				routing: { send: { type: 'body', property: 'parentType' } },
-			},
-			{
-				displayName: 'Linked Record ID',
-				name: 'parentId',
-				type: 'string',
-				default: '',
-				description: 'ID of the record the e-mail belongs to',
-				routing: { send: { type: 'body', property: 'parentId' } },
-			},
-		],
 	},
 ];
 
-/**
- * EspoCRM stores an e-mail without sending it unless its status is "Sending", needs a sender, and keeps the
- * subject in the field `name`.
- */
-export async function applyEmailDialect(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	if ((await dialectOf(this)) !== 'espocrm') return request;
-	const body = request.body as IDataObject;
-	if (!body.from) {
-		throw new NodeOperationError(this.getNode(), `The parameter "From" is empty (item ${this.getItemIndex()})`, {
-			itemIndex: this.getItemIndex(),
-			description: 'EspoCRM needs the sender address to send an e-mail.',
-		});
+export const emailOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'emailOptions',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	displayOptions: { show },
+	options: [
+		{
+			displayName: 'Attachments',
+			name: 'attachments',
+			type: 'string',
+			default: 'data',
+			placeholder: 'data, invoice',
+			description:
+				'Names of the binary fields of the input item whose files to attach, separated by commas. EspoCRM only: the interface as specified has no attachments.',
+		},
+		{
+			displayName: 'BCC',
+			name: 'bcc',
+			type: 'string',
+			default: '',
+		},
+		{
+			displayName: 'CC',
+			name: 'cc',
+			type: 'string',
+			default: '',
+		},
+		{
+			displayName: 'Linked Record ID',
+			name: 'parentId',
+			type: 'string',
+			default: '',
+			description: 'ID of the record the e-mail belongs to',
+		},
+		{
+			displayName: 'Linked Record Type',
+			name: 'parentType',
+			type: 'string',
+			default: '',
+			placeholder: 'Contact',
+			description: 'Entity type of the record the e-mail belongs to',
+		},
+	],
+};
+
+/** A plain address: one @, a local part without spaces or separators, a domain of dot-separated labels. */
+const ADDRESS = /^(?!\.)(?!.*\.\.)[^\s@;,<>()"]+(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+
+/** Addresses given separated by `;` or `,`, or as a list from an expression; each must be one. */
+function addressesOf(item: Item, value: unknown, parameter: string): string[] {
+	const addresses = ([] as unknown[])
+		.concat(value ?? [])
+		.flatMap((entry) => String(entry).split(/[;,]/))
+		.map((address) => address.trim())
+		.filter((address) => address !== '');
+	const wrong = addresses.find((address) => !ADDRESS.test(address));
+	if (wrong !== undefined) {
+		throw item.refuse(parameter, `has "${wrong}", which is not an e-mail address`, 'Write addresses such as ada@example.com, separated by semicolons.');
 	}
-	return { ...request, body: { ...body, name: body.subject, status: 'Sending' } };
+	return addresses;
+}
+
+interface Attachment {
+	property: string;
+	binary: IBinaryData;
+}
+
+/** The binary fields named by the Attachments option; each must exist on the item. */
+function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, dialect: Dialect): Attachment[] {
+	const properties = String(names ?? '')
+		.split(',')
+		.map((name) => name.trim())
+		.filter((name) => name !== '');
+	if (properties.length === 0) return [];
+	if (dialect !== 'espocrm') {
+		throw item.refuse(
+			'Attachments',
+			'needs the EspoCRM server: the interface as specified has no attachments',
+			'Remove the Attachments option, or, if the server is EspoCRM, choose "EspoCRM 7 or Later" as Server in the credential.',
+		);
+	}
+	const binaries = context.getInputData()[item.index].binary ?? {};
+	return properties.map((property) => {
+		const binary = binaries[property];
+		if (!binary) {
+			const present = Object.keys(binaries);
+			throw item.refuse(
+				'Attachments',
+				`names the binary field "${property}", which the input item does not have`,
+				present.length ? `The item's binary fields: ${present.join(', ')}.` : 'The item has no binary data: read or download the file in an earlier node.',
+			);
+		}
+		return { property, binary };
+	});
+}
+
+/**
+ * Uploads one file (POST /Attachment with a data URI: EspoCRM stores anything else as an empty file, answering 200)
+ * and checks that the server kept every byte.
+ */
+async function upload(context: IExecuteFunctions, item: Item, { property, binary }: Attachment): Promise<string> {
+	const bytes = await context.helpers.getBinaryDataBuffer(item.index, property);
+	const type = binary.mimeType || 'application/octet-stream';
+	const name = binary.fileName || property;
+	const attachment = await apiRequest(context, item.index, {
+		method: 'POST',
+		url: '/Attachment',
+		body: { name, type, role: 'Attachment', relatedType: 'Email', field: 'attachments', file: `data:${type};base64,${bytes.toString('base64')}` },
+	});
+	if (Number(attachment.size) !== bytes.length) {
+		throw new NodeOperationError(
+			item.node,
+			`The server stored ${attachment.size ?? 'no'} bytes of the ${bytes.length} of "${name}" (item ${item.index})`,
+			{ itemIndex: item.index, description: `Nothing was sent. The incomplete attachment ${attachment.id} is left on the server.` },
+		);
+	}
+	return String(attachment.id);
+}
+
+/**
+ * Checks every address and attachment first, uploads the attachments (EspoCRM), then POST /Email. EspoCRM sends only
+ * an e-mail whose status is "Sending", needs a sender, and keeps the subject in the field `name`.
+ */
+export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const dialect = await dialectOf(this);
+	return await forEachItem(this, async (item) => {
+		const options = item.parameter<IDataObject>('emailOptions', {});
+		const to = addressesOf(item, item.parameter('to'), 'To');
+		if (to.length === 0) throw item.refuse('To', 'has no address', 'Give at least one recipient, such as ada@example.com.');
+		const [from] = addressesOf(item, item.parameter('from', ''), 'From');
+		if (dialect === 'espocrm' && !from) throw item.refuse('From', 'is empty', 'EspoCRM needs the sender address to send an e-mail.');
+		const cc = addressesOf(item, options.cc, 'CC');
+		const bcc = addressesOf(item, options.bcc, 'BCC');
+		const attachments = attachmentsOf(this, item, options.attachments, dialect);
+		const subject = item.parameter<string>('subject', '');
+
+		const attachmentsIds: string[] = [];
+		for (const attachment of attachments) attachmentsIds.push(await upload(this, item, attachment));
+		const email: IDataObject = {
+			to: to.join(';'),
+			subject,
+			body: item.parameter('body', ''),
+			isHtml: item.parameter('isHtml', false),
+			...(from ? { from } : {}),
+			...(cc.length ? { cc: cc.join(';') } : {}),
+			...(bcc.length ? { bcc: bcc.join(';') } : {}),
+			...(options.parentType ? { parentType: options.parentType } : {}),
+			...(options.parentId ? { parentId: options.parentId } : {}),
+			...(dialect === 'espocrm' ? { name: subject, status: 'Sending' } : {}),
+			...(attachmentsIds.length ? { attachmentsIds } : {}),
+		};
+		let sent: IDataObject;
+		try {
+			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email });
+		} catch (error) {
+			const nodeError = asNodeError(item.node, error, item.index);
+			if (attachmentsIds.length) {
+				nodeError.description = `${nodeError.description ?? ''} The attachments uploaded for it are left on the server: ${attachmentsIds.join(', ')}.`.trim();
+			}
+			throw nodeError;
+		}
+		return requireSent(item, sent);
+	});
 }
 
 /** Says so when the server kept the e-mail without sending it, rather than reporting success. */
-export async function requireSent(
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-): Promise<INodeExecutionData[]> {
-	const email = (response.body ?? {}) as IDataObject;
+function requireSent(item: Item, email: IDataObject): IDataObject {
 	if (typeof email.status === 'string' && email.status !== 'Sent' && email.status !== 'Sending') {
 		throw new NodeOperationError(
-			this.getNode(),
-			`The server stored the e-mail but did not send it (status "${email.status}", item ${this.getItemIndex()})`,
+			item.node,
+			`The server stored the e-mail but did not send it (status "${email.status}", item ${item.index})`,
 			{
-				itemIndex: this.getItemIndex(),
+				itemIndex: item.index,
 				description: `The e-mail record ${email.id ?? ''} is kept on the server. Check the server's outgoing mail settings and the "Server" setting of the credential.`,
 			},
 		);
 	}
-	return items;
+	return email;
 }

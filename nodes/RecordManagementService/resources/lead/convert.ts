@@ -1,13 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { eachItem } from '../../shared/customOperations';
-import { recordIdField } from '../../shared/descriptions';
+import { OneAtATime, forEachItem } from '../../shared/customOperations';
+import { recordLocator } from '../../shared/descriptions';
 import { dialectOf } from '../../shared/dialect';
+import type { Item } from '../../shared/item';
 import { apiRequest } from '../../shared/transport';
-import { parseJsonObject, requireId } from '../../shared/validation';
+import { parseJsonObject, recordIdOf } from '../../shared/validation';
 
-const show = { resource: ['lead'], operation: ['convert'] };
+const show = { operation: ['convert'] };
 
 const moreFields = (example: string): INodeProperties => ({
 	displayName: 'More Fields (JSON)',
@@ -18,7 +19,7 @@ const moreFields = (example: string): INodeProperties => ({
 });
 
 export const convertFields: INodeProperties[] = [
-	recordIdField(show, { displayName: 'Lead' }),
+	recordLocator('leadId', 'Lead', show),
 	{
 		displayName: 'Records to Create',
 		name: 'records',
@@ -85,52 +86,56 @@ export const convertFields: INodeProperties[] = [
 
 type RecordsToCreate = Record<string, IDataObject | undefined>;
 
-function recordsToCreate(context: IExecuteFunctions, itemIndex: number): IDataObject {
-	const chosen = context.getNodeParameter('records', itemIndex, {}) as RecordsToCreate;
+function recordsToCreate(item: Item): IDataObject {
+	const chosen = item.parameter<RecordsToCreate>('records', {});
 	const records: IDataObject = {};
 	for (const [entityType, fields] of Object.entries(chosen)) {
 		if (!fields) continue;
 		const { moreFields: extra, ...named } = fields;
-		const more = parseJsonObject(context, extra ?? '{}', `Records to Create > ${entityType} > More Fields (JSON)`, itemIndex);
+		const more = parseJsonObject(item, extra ?? '{}', `Records to Create > ${entityType} > More Fields (JSON)`);
 		records[entityType] = { ...more, ...named };
 	}
 	if (Object.keys(records).length === 0) {
-		throw new NodeOperationError(context.getNode(), `The parameter "Records to Create" is empty (item ${itemIndex})`, {
-			itemIndex,
-			description: 'Add the Account, Contact or Opportunity the lead should become.',
-		});
+		throw item.refuse('Records to Create', 'is empty', 'Add the Account, Contact or Opportunity the lead should become.');
 	}
 	return records;
 }
 
 const CREATED_IDS = ['createdAccountId', 'createdContactId', 'createdOpportunityId'];
 
+/**
+ * Looks at the lead first (GET /Lead/{id}: a server converts a converted lead again, creating every record twice),
+ * then Standard: POST /Lead/{id}/action/convert {records}; EspoCRM: POST /Lead/action/convert {id, records}.
+ * Items about the same lead run one after another, so that two of them cannot both find it unconverted.
+ */
 export async function convert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const dialect = await dialectOf(this);
-	return await eachItem(this, async (itemIndex) => {
-		const leadId = requireId(this, this.getNodeParameter('recordId', itemIndex, undefined, { extractValue: true }), 'Lead', itemIndex);
-		const records = recordsToCreate(this, itemIndex);
-		const ifConverted = this.getNodeParameter('ifConverted', itemIndex) as string;
+	const sameLead = new OneAtATime();
+	return await forEachItem(this, async (item) => {
+		const leadId = recordIdOf(item, 'leadId', 'Lead');
+		const records = recordsToCreate(item);
+		const ifConverted = item.parameter<string>('ifConverted', 'error');
 		const leadPath = `/Lead/${encodeURIComponent(leadId)}`;
 
-		if (ifConverted !== 'convertAgain') {
-			const lead = await apiRequest(this, itemIndex, { method: 'GET', url: leadPath });
-			if (lead.status === 'Converted') {
-				const created = Object.fromEntries(CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]));
-				if (ifConverted === 'skip') return { id: leadId, alreadyConverted: true, ...created };
-				throw new NodeOperationError(this.getNode(), `Lead ${leadId} is already converted (item ${itemIndex})`, {
-					itemIndex,
-					description: `Converting again would create the records once more. Earlier conversion: ${
-						JSON.stringify(created) === '{}' ? 'no record IDs known' : JSON.stringify(created)
-					}. Set "If Already Converted" to skip such leads or to convert again.`,
-				});
+		return await sameLead.run(leadId, async () => {
+			if (ifConverted !== 'convertAgain') {
+				const lead = await apiRequest(this, item.index, { method: 'GET', url: leadPath });
+				if (lead.status === 'Converted') {
+					const created = Object.fromEntries(CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]));
+					if (ifConverted === 'skip') return { id: leadId, alreadyConverted: true, ...created };
+					throw new NodeOperationError(item.node, `Lead ${leadId} is already converted (item ${item.index})`, {
+						itemIndex: item.index,
+						description: `Converting again would create the records once more. Earlier conversion: ${
+							JSON.stringify(created) === '{}' ? 'no record IDs known' : JSON.stringify(created)
+						}. Set "If Already Converted" to skip such leads or to convert again.`,
+					});
+				}
 			}
-		}
-
-		const reply =
-			dialect === 'espocrm'
-				? await apiRequest(this, itemIndex, { method: 'POST', url: '/Lead/action/convert', body: { id: leadId, records } })
-				: await apiRequest(this, itemIndex, { method: 'POST', url: `${leadPath}/action/convert`, body: { records } });
-		return reply !== null && typeof reply === 'object' ? reply : { id: leadId, converted: true };
+			const reply =
+				dialect === 'espocrm'
+					? await apiRequest(this, item.index, { method: 'POST', url: '/Lead/action/convert', body: { id: leadId, records } })
+					: await apiRequest(this, item.index, { method: 'POST', url: `${leadPath}/action/convert`, body: { records } });
+			return reply !== null && typeof reply === 'object' ? reply : { id: leadId, converted: true };
+		});
 	});
 }

@@ -6,22 +6,21 @@ import { convertFields } from './convert';
  * Convert looks at the lead before converting it, so it runs as a custom operation (`customOperations` in the
  * node): `convert.ts` holds its requests for both server dialects.
  */
-export const leadDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['lead'] } },
-		options: [
-			{
-				name: 'Convert',
-				value: 'convert',
-				action: 'Convert a lead',
-				description: 'Turn a lead into an account, a contact and an opportunity',
-			},
-		],
-		default: 'convert',
-	},
-	...convertFields,
-];
+export const leadOperations: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['lead'] } },
+	options: [
+		{
+			name: 'Convert',
+			value: 'convert',
+			action: 'Convert a lead',
+			description: 'Turn a lead into an account, a contact and an opportunity',
+		},
+	],
+	default: 'convert',
+};
+
+export const leadOperationFields: INodeProperties[] = convertFields;

@@ -1,18 +1,29 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { recordBodyFields, skipDuplicateCheckOption } from '../../shared/recordFields';
+import { forEachItem } from '../../shared/customOperations';
+import { duplicateCheckHeaders, requiredRecordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
+import { apiRequest } from '../../shared/transport';
+import { pathOf } from '../../shared/paths';
 
-const show = { resource: ['record'], operation: ['create'] };
+export const createOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'createOptions',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	displayOptions: { show: { operation: ['create'] } },
+	options: [skipDuplicateCheckOption],
+};
 
-export const createFields: INodeProperties[] = [
-	...recordBodyFields(show),
-	{
-		displayName: 'Options',
-		name: 'createOptions',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: [skipDuplicateCheckOption],
-	},
-];
+/** POST /{entityType} with the fields of each item. */
+export async function create(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, async (item) => {
+		const options = item.parameter<IDataObject>('createOptions', {});
+		return await apiRequest(this, item.index, {
+			method: 'POST',
+			url: pathOf(item, '/{entityType}'),
+			body: requiredRecordBody(item),
+			headers: duplicateCheckHeaders(options),
+		});
+	});
+}

@@ -1,93 +1,73 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { ENTITY_TYPE_PATH, RECORD_ID_PATH, entityTypeFields } from '../../shared/descriptions';
-import { createFields } from './create';
-import { deleteFields } from './delete';
-import { getFields } from './get';
-import { getManyFields } from './getMany';
-import { updateFields } from './update';
-import { upsertFields } from './upsert';
-
-const showOnlyForRecords = { resource: ['record'] };
+import { resolvePath } from '../../shared/paths';
+import { createOptions } from './create';
+import { upsertFields, upsertOptions } from './upsert';
 
 /**
- * `send.paginate` hands each request to the node's `requestOperations.pagination` (shared/transport.ts), which
- * pages lists and gives every request the same bound on parallel requests, resending and error messages.
+ * Get and Delete are routed: their request is below, `{…}` in a url being filled by `resolvePath` from the
+ * parameters of that name, and `send.paginate` hands it to the node's `requestOperations.pagination`
+ * (shared/transport.ts), which gives it the run's bound on parallel requests, resending and error messages.
+ * The others run as custom operations (`customOperations` in the node; each file holds its requests): n8n's routing
+ * resolves every parameter at least three times per item before the first request leaves (the filter's conditions
+ * five times), where an operation of its own resolves each once and sends while it reads the next item.
  */
-export const recordDescription: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: showOnlyForRecords },
-		options: [
-			{
-				name: 'Create',
-				value: 'create',
-				action: 'Create a record',
-				description: 'Create a new record',
-				routing: {
-					request: { method: 'POST', url: `=/${ENTITY_TYPE_PATH}` },
-					send: { paginate: true },
-				},
+export const recordOperations: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['record'] } },
+	options: [
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a record',
+			description: 'Create a new record',
+		},
+		{
+			name: 'Create or Update',
+			value: 'upsert',
+			action: 'Create or update a record',
+			description: 'Create a new record, or update the current one if it already exists (upsert)',
+		},
+		{
+			name: 'Delete',
+			value: 'delete',
+			action: 'Delete a record',
+			description: 'Delete a record',
+			routing: {
+				request: { method: 'DELETE', url: '/{entityType}/{recordId}' },
+				send: { preSend: [resolvePath], paginate: true },
+				output: { postReceive: [{ type: 'set', properties: { value: '={{ { "deleted": true } }}' } }] },
 			},
-			{
-				name: 'Create or Update',
-				value: 'upsert',
-				action: 'Create or update a record',
-				description: 'Create a new record, or update the current one if it already exists (upsert)',
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a record',
+			description: 'Get a record by its ID',
+			routing: {
+				request: { method: 'GET', url: '/{entityType}/{recordId}' },
+				send: { preSend: [resolvePath], paginate: true },
 			},
-			{
-				name: 'Delete',
-				value: 'delete',
-				action: 'Delete a record',
-				description: 'Delete a record',
-				routing: {
-					request: { method: 'DELETE', url: `=/${ENTITY_TYPE_PATH}/${RECORD_ID_PATH}` },
-					send: { paginate: true },
-					output: { postReceive: [{ type: 'set', properties: { value: '={{ { "deleted": true } }}' } }] },
-				},
-			},
-			{
-				name: 'Get',
-				value: 'get',
-				action: 'Get a record',
-				description: 'Get a record by its ID',
-				routing: {
-					request: { method: 'GET', url: `=/${ENTITY_TYPE_PATH}/${RECORD_ID_PATH}` },
-					send: { paginate: true },
-				},
-			},
-			{
-				name: 'Get Many',
-				value: 'getMany',
-				action: 'Get many records',
-				description: 'List records, with filters and sorting',
-				routing: {
-					request: { method: 'GET', url: `=/${ENTITY_TYPE_PATH}`, qs: { maxSize: 200 } },
-					send: { paginate: true },
-					output: { postReceive: [{ type: 'rootProperty', properties: { property: 'list' } }] },
-				},
-			},
-			{
-				name: 'Update',
-				value: 'update',
-				action: 'Update a record',
-				description: 'Change the given fields of a record; the others stay as they are',
-				routing: {
-					request: { method: 'PUT', url: `=/${ENTITY_TYPE_PATH}/${RECORD_ID_PATH}` },
-					send: { paginate: true },
-				},
-			},
-		],
-		default: 'create',
-	},
-	...entityTypeFields(showOnlyForRecords),
-	...createFields,
-	...upsertFields,
-	...getFields,
-	...getManyFields,
-	...updateFields,
-	...deleteFields,
-];
+		},
+		{
+			name: 'Get Many',
+			value: 'getMany',
+			action: 'Get many records',
+			description: 'List records, with filters and sorting',
+		},
+		{
+			name: 'Update',
+			value: 'update',
+			action: 'Update a record',
+			description: 'Change the given fields of a record; the others stay as they are',
+		},
+	],
+	default: 'create',
+};
+
+export const recordOperationFields: INodeProperties[] = [...upsertFields];
+
+export const recordOptionFields: INodeProperties[] = [createOptions, upsertOptions];

@@ -1,8 +1,17 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { recordIdField } from '../../shared/descriptions';
-import { recordBodyFields } from '../../shared/recordFields';
+import { forEachItem } from '../../shared/customOperations';
+import { requiredRecordBody } from '../../shared/recordFields';
+import { apiRequest } from '../../shared/transport';
+import { pathOf } from '../../shared/paths';
 
-const show = { resource: ['record'], operation: ['update'] };
-
-export const updateFields: INodeProperties[] = [recordIdField(show), ...recordBodyFields(show, 'Fields to Update')];
+/** PUT /{entityType}/{id} with only the fields given: the server leaves the others as they are. */
+export async function update(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, async (item) =>
+		await apiRequest(this, item.index, {
+			method: 'PUT',
+			url: pathOf(item, '/{entityType}/{recordId}'),
+			body: requiredRecordBody(item),
+		}),
+	);
+}

@@ -1,22 +1,13 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	IN8nHttpFullResponse,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { linkFields, recordIdField } from '../../shared/descriptions';
-import { idsFrom, requireId } from '../../shared/validation';
+import { forEachItem } from '../../shared/customOperations';
+import type { Item } from '../../shared/item';
+import { pathOf } from '../../shared/paths';
+import { apiRequest } from '../../shared/transport';
+import { idsFrom, linkOf, recordIdOf, requireId } from '../../shared/validation';
 
-const linkShow = { resource: ['relationship'], operation: ['link'] };
-const unlinkShow = { resource: ['relationship'], operation: ['unlink'] };
-
-export const linkOperationFields: INodeProperties[] = [
-	recordIdField(linkShow),
-	...linkFields(linkShow),
+export const relatedIdFields: INodeProperties[] = [
 	{
 		displayName: 'Related Record IDs',
 		name: 'relatedIds',
@@ -25,14 +16,8 @@ export const linkOperationFields: INodeProperties[] = [
 		required: true,
 		placeholder: '6b02e09eadb4139af, 6b02e09eadb4139b0',
 		description: 'ID of the record to link, or several separated by commas (an expression may also return a list)',
-		displayOptions: { show: linkShow },
-		routing: { send: { preSend: [setLinkBody] } },
+		displayOptions: { show: { operation: ['link'] } },
 	},
-];
-
-export const unlinkOperationFields: INodeProperties[] = [
-	recordIdField(unlinkShow),
-	...linkFields(unlinkShow),
 	{
 		displayName: 'Related Record ID',
 		name: 'relatedId',
@@ -40,47 +25,51 @@ export const unlinkOperationFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		description: 'ID of the record to unlink',
-		displayOptions: { show: unlinkShow },
-		routing: { send: { preSend: [setUnlinkId] } },
+		displayOptions: { show: { operation: ['unlink'] } },
 	},
 ];
 
-function relatedIdsOf(context: IExecuteSingleFunctions): string[] {
-	const itemIndex = context.getItemIndex();
-	const ids = idsFrom(context, context.getNodeParameter('relatedIds'), 'Related Record IDs', itemIndex);
-	if (ids.length === 0) requireId(context, '', 'Related Record IDs', itemIndex);
-	return ids;
-}
-
-async function setLinkBody(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const ids = relatedIdsOf(this);
-	return { ...request, body: ids.length === 1 ? { id: ids[0] } : { ids } };
-}
-
-/** The interface reads the ID from the query, EspoCRM from the body: sending both unlinks on either. */
-async function setUnlinkId(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	const id = requireId(this, this.getNodeParameter('relatedId'), 'Related Record ID', this.getItemIndex());
-	return { ...request, qs: { ...request.qs, id }, body: { id } };
-}
-
-/** One item per input item saying what changed, instead of the server's bare `true`. */
-export async function describeLinkChange(
-	this: IExecuteSingleFunctions,
-	_items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-): Promise<INodeExecutionData[]> {
-	const operation = this.getNodeParameter('operation') as string;
-	const link = this.getNodeParameter('link') as string;
-	const summary: IDataObject = {
-		id: String(this.getNodeParameter('recordId', undefined, { extractValue: true })).trim(),
-		relationship: link === 'custom' ? String(this.getNodeParameter('customLink')).trim() : link,
-	};
-	if (response.body === false) {
-		throw new NodeOperationError(this.getNode(), `The server answered that nothing was ${operation}ed (item ${this.getItemIndex()})`, {
-			itemIndex: this.getItemIndex(),
+/** A server answers `true`, or `false` (EspoCRM, when nothing was found to change). */
+function requireChanged(item: Item, reply: unknown, what: string) {
+	if (reply === false) {
+		throw new NodeOperationError(item.node, `The server answered that nothing was ${what} (item ${item.index})`, {
+			itemIndex: item.index,
 			description: 'Check the relationship name and the related record ID.',
 		});
 	}
-	if (operation === 'link') return [{ json: { ...summary, linked: relatedIdsOf(this) } }];
-	return [{ json: { ...summary, unlinked: [String(this.getNodeParameter('relatedId')).trim()] } }];
+}
+
+/** POST /{entityType}/{recordId}/{link} with `{"id"}` for one record, `{"ids"}` for several. */
+export async function link(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, async (item) => {
+		const target = { recordId: recordIdOf(item), link: linkOf(item) };
+		const ids = idsFrom(item, item.parameter('relatedIds'), 'Related Record IDs');
+		if (ids.length === 0) requireId(item, '', 'Related Record IDs');
+		const reply = await apiRequest<unknown>(this, item.index, {
+			method: 'POST',
+			url: pathOf(item, '/{entityType}/{recordId}/{link}', target),
+			body: ids.length === 1 ? { id: ids[0] } : { ids },
+		});
+		requireChanged(item, reply, 'linked');
+		return { id: target.recordId, relationship: target.link, linked: ids };
+	});
+}
+
+/**
+ * DELETE /{entityType}/{recordId}/{link} with the ID in the query (as the interface reads it) and in the body (as
+ * EspoCRM reads it): sending both unlinks on either.
+ */
+export async function unlink(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	return await forEachItem(this, async (item) => {
+		const target = { recordId: recordIdOf(item), link: linkOf(item) };
+		const id = requireId(item, item.parameter('relatedId'), 'Related Record ID');
+		const reply = await apiRequest<unknown>(this, item.index, {
+			method: 'DELETE',
+			url: pathOf(item, '/{entityType}/{recordId}/{link}', target),
+			qs: { id },
+			body: { id },
+		});
+		requireChanged(item, reply, 'unlinked');
+		return { id: target.recordId, relationship: target.link, unlinked: [id] };
+	});
 }

@@ -1,0 +1,94 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+
+import { readMoment } from '../RecordManagementService/shared/dates';
+import { whereOf } from '../RecordManagementService/shared/filters';
+import { triggerItemOf } from '../RecordManagementService/shared/item';
+import { pathOf } from '../RecordManagementService/shared/paths';
+import { PAGE_SIZE, apiRequest, listRecords } from '../RecordManagementService/shared/transport';
+
+/**
+ * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue
+ * mode, where any process may poll next): the newest change time it has emitted, and the IDs it emitted at that
+ * time, since several records can share one second.
+ */
+interface PollState {
+	/** Milliseconds since the epoch; undefined until the first poll has looked. */
+	since?: number;
+	/** IDs of records emitted whose change time is `since`. */
+	seenAtSince?: string[];
+}
+
+/** Pages overlap by this many records, so that records deleted during a poll cannot shift one past unread. */
+const OVERLAP = 10;
+
+/** When a record was created or last changed, as an instant (the server writes UTC; the interface's spec, ISO). */
+function changedAt(record: IDataObject, attribute: string): number | undefined {
+	return readMoment(record[attribute], 'UTC')?.toMillis();
+}
+
+/**
+ * The records created (or changed) since the last poll, oldest first, each once. Reads the list newest first, page
+ * after page, until a record older than the last poll: more than a page of changes is never cut off, and a record
+ * created while the poll pages through is newer than everything read, so the next poll finds it.
+ * The first poll emits nothing: it notes where the list stands. A manual run ("Fetch Test Event") returns the newest
+ * record, changing nothing.
+ */
+export async function pollChanges(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const item = triggerItemOf(context);
+	const attribute = item.parameter<string>('event', 'created') === 'created' ? 'createdAt' : 'modifiedAt';
+	const select = ([] as string[]).concat(item.parameter<string[] | string>('select', [])).join(',');
+	const qs: IDataObject = {
+		orderBy: attribute,
+		order: 'desc',
+		...(whereOf(item) ? { where: whereOf(item) } : {}),
+		// The change time and ID are what the trigger reads; the server adds the ID.
+		...(select ? { select: `${select},${attribute}` } : {}),
+	};
+	const url = pathOf(item, '/{entityType}');
+
+	if (context.getMode() === 'manual') {
+		const [newest] = await listRecords(context, 0, { url, qs }, 1);
+		return newest ? [[{ json: newest }]] : null;
+	}
+
+	const state = context.getWorkflowStaticData('node') as PollState;
+	const since = state.since;
+	const seen = new Set(state.seenAtSince ?? []);
+	const isNew = (record: IDataObject) => {
+		const at = changedAt(record, attribute);
+		if (at === undefined || since === undefined) return false;
+		return at > since || (at === since && !seen.has(String(record.id)));
+	};
+
+	const found = new Map<string, IDataObject>();
+	let newest: { at: number; ids: Set<string> } | undefined;
+	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
+		const page = await apiRequest<{ list: IDataObject[] }>(context, 0, { method: 'GET', url, qs: { ...qs, offset, maxSize: PAGE_SIZE } });
+		for (const record of page.list) {
+			const at = changedAt(record, attribute);
+			if (at === undefined) continue;
+			if (!newest || at > newest.at) newest = { at, ids: new Set() };
+			if (at === newest.at) newest.ids.add(String(record.id));
+			if (isNew(record)) found.set(String(record.id), record);
+		}
+		const oldest = changedAt(page.list[page.list.length - 1] ?? {}, attribute);
+		// The first poll only needs the newest record; later polls stop at the first record older than the last one.
+		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || oldest < since) break;
+	}
+
+	if (since === undefined) {
+		state.since = newest?.at ?? 0;
+		state.seenAtSince = [...(newest?.ids ?? [])];
+		return null;
+	}
+	if (found.size === 0) return null;
+	// Records sharing the newest second may still come in that second: remember all IDs emitted at it.
+	if (newest && newest.at > since) {
+		state.since = newest.at;
+		state.seenAtSince = [...newest.ids];
+	} else {
+		state.seenAtSince = [...seen, ...found.keys()];
+	}
+	const records = [...found.values()].reverse();
+	return [records.map((json) => ({ json }))];
+}

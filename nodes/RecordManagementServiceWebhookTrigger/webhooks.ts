@@ -1,0 +1,179 @@
+import { createHmac, timingSafeEqual } from 'crypto';
+import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { inParallel } from '../RecordManagementService/shared/customOperations';
+import { dialectOf } from '../RecordManagementService/shared/dialect';
+import { asNodeError, readFailure } from '../RecordManagementService/shared/errors';
+import { triggerItemOf } from '../RecordManagementService/shared/item';
+import { apiRequest, runOf } from '../RecordManagementService/shared/transport';
+import { entityTypeOf, requirePlainIdentifier } from '../RecordManagementService/shared/validation';
+
+/** The webhooks this trigger registered, kept in n8n's workflow static data (shared by every n8n process). */
+interface Registered {
+	id: string;
+	/** EspoCRM's event name, such as "Contact.update". */
+	event: string;
+	secretKey: string;
+}
+
+interface WebhookState {
+	url?: string;
+	webhooks?: Registered[];
+}
+
+/** EspoCRM's event names for the chosen events: `<EntityType>.create`, `.update`, `.delete`, `.fieldUpdate.<field>`. */
+function wantedEvents(context: IHookFunctions): string[] {
+	const item = triggerItemOf(context);
+	const entityType = entityTypeOf(item);
+	const events = item.parameter<string[]>('events', []);
+	if (events.length === 0) throw item.refuse('Events', 'is empty', 'Choose at least one event.');
+	return events.map((event) =>
+		event === 'fieldUpdate' ? `${entityType}.fieldUpdate.${requirePlainIdentifier(item, item.parameter('field', ''), 'Field')}` : `${entityType}.${event}`,
+	);
+}
+
+const state = (context: IHookFunctions | IWebhookFunctions) => context.getWorkflowStaticData('node') as WebhookState;
+
+async function requireEspoCrm(context: IHookFunctions) {
+	if ((await dialectOf(context)) !== 'espocrm') {
+		throw new NodeOperationError(context.getNode(), 'Webhooks need the EspoCRM server: the interface as specified has no events', {
+			description:
+				'Choose "EspoCRM 7 or Later" as Server in the credential, or use the Record Management Service Trigger, which polls any server.',
+		});
+	}
+}
+
+/** Deletes registered webhooks; one already gone is fine. */
+async function unregister(context: IHookFunctions, webhooks: Registered[]) {
+	await inParallel(webhooks.length, runOf(context).settings.maxParallel, async (index) => {
+		try {
+			await apiRequest(context, 0, { method: 'DELETE', url: `/Webhook/${encodeURIComponent(webhooks[index].id)}` });
+		} catch (error) {
+			if (readFailure(error).status !== 404) throw asNodeError(context.getNode(), error);
+		}
+	});
+}
+
+export const lifecycle = {
+	/** Whether every webhook this trigger needs is registered on the server, for this URL. */
+	async checkExists(this: IHookFunctions): Promise<boolean> {
+		const { url, webhooks = [] } = state(this);
+		const wanted = wantedEvents(this);
+		if (url !== this.getNodeWebhookUrl('default') || webhooks.map((webhook) => webhook.event).sort().join() !== [...wanted].sort().join()) {
+			return false;
+		}
+		for (const webhook of webhooks) {
+			try {
+				const found = await apiRequest(this, 0, { method: 'GET', url: `/Webhook/${encodeURIComponent(webhook.id)}` });
+				if (found.url !== url || found.event !== webhook.event) return false;
+			} catch (error) {
+				if (readFailure(error).status === 404) return false;
+				throw asNodeError(this.getNode(), error);
+			}
+		}
+		return true;
+	},
+
+	/** POST /Webhook once per event, with n8n's production URL; replaces what an earlier activation left. */
+	async create(this: IHookFunctions): Promise<boolean> {
+		await requireEspoCrm(this);
+		const data = state(this);
+		const url = this.getNodeWebhookUrl('default') as string;
+		await unregister(this, data.webhooks ?? []);
+		data.webhooks = [];
+		data.url = url;
+		for (const event of wantedEvents(this)) {
+			try {
+				const webhook = await apiRequest(this, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
+				data.webhooks.push({ id: String(webhook.id), event, secretKey: String(webhook.secretKey) });
+			} catch (error) {
+				// Leave nothing half registered.
+				await unregister(this, data.webhooks).catch(() => undefined);
+				data.webhooks = [];
+				if (readFailure(error).status === 403) {
+					throw new NodeApiError(this.getNode(), { message: 'Forbidden', httpCode: '403' }, {
+						message: `EspoCRM refused to register the webhook for ${event} (403)`,
+						description:
+							'In EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user: only API users (API Key or HMAC authentication) can register webhooks. An API user may have 50 webhooks at most.',
+						httpCode: '403',
+					});
+				}
+				throw asNodeError(this.getNode(), error);
+			}
+		}
+		return true;
+	},
+
+	async delete(this: IHookFunctions): Promise<boolean> {
+		const data = state(this);
+		await unregister(this, data.webhooks ?? []);
+		data.webhooks = [];
+		delete data.url;
+		return true;
+	},
+};
+
+/**
+ * Which registered webhook sent the request: EspoCRM signs with `X-Signature: base64("<webhookId>:" + raw
+ * HMAC-SHA256 of the body with the webhook's secret key)`. Undefined when the signature does not hold.
+ */
+function verify(signature: unknown, body: Buffer, webhooks: Registered[]): { webhook?: Registered; unknownId?: string } {
+	if (typeof signature !== 'string' || signature === '') return {};
+	const decoded = Buffer.from(signature, 'base64');
+	const colon = decoded.indexOf(0x3a);
+	if (colon <= 0) return {};
+	const id = decoded.subarray(0, colon).toString('utf8');
+	const webhook = webhooks.find((candidate) => candidate.id === id);
+	if (!webhook) return { unknownId: id };
+	const given = decoded.subarray(colon + 1);
+	const expected = createHmac('sha256', webhook.secretKey).update(body).digest();
+	return given.length === expected.length && timingSafeEqual(given, expected) ? { webhook } : {};
+}
+
+/**
+ * A delivery from EspoCRM: checked before anything else (a wrong or missing signature gets 401 and starts nothing;
+ * a webhook this trigger no longer has gets 410, which makes EspoCRM delete it), then one item per record.
+ */
+export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const request = this.getRequestObject();
+	const response = this.getResponseObject();
+	if (!request.rawBody) await request.readRawBody();
+	const { webhook, unknownId } = verify(request.headers['x-signature'], request.rawBody ?? Buffer.alloc(0), state(this).webhooks ?? []);
+	if (!webhook) {
+		response.status(unknownId ? 410 : 401).end();
+		return { noWebhookResponse: true };
+	}
+	let records: IDataObject[];
+	try {
+		const parsed = JSON.parse(request.rawBody.toString('utf8')) as unknown;
+		records = (Array.isArray(parsed) ? parsed : [parsed]).filter((record): record is IDataObject => record !== null && typeof record === 'object');
+	} catch {
+		response.status(400).end();
+		return { noWebhookResponse: true };
+	}
+	const [entityType, action] = webhook.event.split('.');
+	const items: INodeExecutionData[] = new Array(records.length);
+	const fullRecord = action !== 'create' && action !== 'delete' && this.getNodeParameter('includeFullRecord', true) === true;
+	await inParallel(records.length, runOf(this).settings.maxParallel, async (index) => {
+		const record = records[index];
+		if (action === 'delete') {
+			items[index] = { json: { id: record.id, deleted: true } };
+		} else if (fullRecord) {
+			items[index] = { json: await readRecord(this, entityType, record) };
+		} else {
+			items[index] = { json: record };
+		}
+	});
+	return { workflowData: [items] };
+}
+
+/** The whole record that an update names (EspoCRM sends only what changed); a record deleted since says so. */
+async function readRecord(context: IWebhookFunctions, entityType: string, changed: IDataObject): Promise<IDataObject> {
+	try {
+		return await apiRequest(context, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}` });
+	} catch (error) {
+		if (readFailure(error).status === 404) return { ...changed, deleted: true };
+		throw asNodeError(context.getNode(), error);
+	}
+}

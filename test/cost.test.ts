@@ -1,0 +1,180 @@
+/**
+ * Per-item cost, measured through n8n's engine: how often each expression is evaluated per item (n8n's
+ * RoutingNode resolves every declared parameter of a routed operation twice before sending), how many requests a
+ * list takes, and how many are in flight. Timings are the benchmark's business (npm run bench), not the tests'.
+ */
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
+import { countEvaluations } from './harness/engine';
+import { useSandbox } from './harness/sandboxRun';
+
+const bed = useSandbox();
+
+const ITEMS = 4;
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
+describe('every parameter is declared once', () => {
+	test('no two declarations share a name (the resource and operation selectors aside, which hold no expression)', () => {
+		const { properties } = new RecordManagementService().description;
+		const names = properties.filter((property: INodeProperties) => !property.noDataExpression).map((property) => property.name);
+		const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+		expect(repeated).toEqual([]);
+		expect(properties.filter((property) => property.name === 'operation').every((property) => property.noDataExpression)).toBe(true);
+	});
+});
+
+describe('expression evaluations per item and field: at most 3 for any operation', () => {
+	/** Runs the node over ITEMS items and returns, per expression of the parameters, its evaluations per item. */
+	async function perItem(parameters: IDataObject, items: IDataObject[], settings: IDataObject = {}) {
+		const { result, evaluations } = await countEvaluations(async () => await bed.run(parameters, items, settings));
+		expect(result.error).toBeUndefined();
+		for (const item of result.items) expect(item.error).toBeUndefined();
+		const own = JSON.stringify(parameters);
+		return Object.fromEntries(
+			[...evaluations.entries()].filter(([expression]) => own.includes(JSON.stringify(expression).slice(1, -1))).map(([expression, count]) => [expression, count / items.length]),
+		);
+	}
+
+	function contacts(count = ITEMS) {
+		return Array.from({ length: count }, (_, n) => bed.sandbox.store.create('Contact', { firstName: `F${n}`, lastName: `L${n}`, emailAddress: `c${n}@example.com` }));
+	}
+
+	const fieldsFromItem = { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' };
+	const newPeople = Array.from({ length: ITEMS }, (_, n) => ({ first: `A${n}`, last: `B${n}`, email: `n${n}@example.com` }));
+
+	test('Create: each field once', async () => {
+		const counts = await perItem({ resource: 'record', operation: 'create', entityType: 'Contact', fields: fieldsFromItem }, newPeople);
+		expect(counts).toEqual({ '={{ $json.first }}': 1, '={{ $json.last }}': 1 });
+		expect(bed.received('POST')).toHaveLength(ITEMS);
+	});
+
+	test('Update: the record and each field once', async () => {
+		const records = contacts();
+		const counts = await perItem(
+			{ resource: 'record', operation: 'update', entityType: 'Contact', recordId: byId('={{ $json.id }}'), fields: { description: '={{ $json.note }}' } },
+			records.map((record) => ({ id: record.id, note: 'Met at the fair' })),
+		);
+		expect(counts).toEqual({ '={{ $json.id }}': 1, '={{ $json.note }}': 1 });
+	});
+
+	test('Create or Update: match value and fields once', async () => {
+		const counts = await perItem(
+			{ resource: 'record', operation: 'upsert', entityType: 'Contact', matchField: 'emailAddress', matchValue: '={{ $json.email }}', fields: fieldsFromItem },
+			newPeople,
+		);
+		expect(counts).toEqual({ '={{ $json.email }}': 1, '={{ $json.first }}': 1, '={{ $json.last }}': 1 });
+	});
+
+	test.each(['get', 'delete'])('%s (routed): the record ID three times, the most n8n allows', async (operation) => {
+		const records = contacts();
+		const counts = await perItem({ resource: 'record', operation, entityType: 'Contact', recordId: byId('={{ $json.id }}') }, records.map(({ id }) => ({ id })));
+		expect(counts).toEqual({ '={{ $json.id }}': 3 });
+	});
+
+	test('Get Many: a condition value once', async () => {
+		contacts();
+		const counts = await perItem(
+			{
+				resource: 'record',
+				operation: 'getMany',
+				entityType: 'Contact',
+				limit: 1,
+				filterMode: 'conditions',
+				conditions: { condition: [{ attribute: 'lastName', operator: 'equals', value: '={{ $json.last }}' }] },
+			},
+			[{ last: 'L0' }, { last: 'L1' }],
+		);
+		expect(counts).toEqual({ '={{ $json.last }}': 1 });
+	});
+
+	test('Get Many Related, Link, Unlink: the record ID once', async () => {
+		const account = bed.sandbox.store.create('Account', { name: 'Acme' });
+		const records = contacts();
+		const items = records.map((record) => ({ account: account.id, contact: record.id }));
+		const target = { entityType: 'Account', recordId: byId('={{ $json.account }}'), link: 'contacts' };
+		expect(await perItem({ resource: 'relationship', operation: 'link', ...target, relatedIds: '={{ $json.contact }}' }, items)).toEqual({
+			'={{ $json.account }}': 1,
+			'={{ $json.contact }}': 1,
+		});
+		expect(await perItem({ resource: 'relationship', operation: 'getManyRelated', ...target, returnAll: true }, items.slice(0, 2))).toEqual({
+			'={{ $json.account }}': 1,
+		});
+		expect(await perItem({ resource: 'relationship', operation: 'unlink', ...target, relatedId: '={{ $json.contact }}' }, items)).toEqual({
+			'={{ $json.account }}': 1,
+			'={{ $json.contact }}': 1,
+		});
+	});
+
+	test('Mass Update: no expression per item with IDs from a field; one with IDs from an expression', async () => {
+		const records = contacts();
+		const fromField = await perItem(
+			{ resource: 'bulk', operation: 'massUpdate', entityType: 'Contact', idSource: 'field', idField: 'id', fields: { description: '={{ "VIP" }}' } },
+			records.map(({ id }) => ({ id })),
+		);
+		// The fields to set are read once, as the first item gives them.
+		expect(fromField).toEqual({ '={{ "VIP" }}': 1 / ITEMS });
+		const fromExpression = await perItem(
+			{ resource: 'bulk', operation: 'massDelete', entityType: 'Contact', idSource: 'expression', ids: '={{ $json.id }}' },
+			records.map(({ id }) => ({ id })),
+		);
+		expect(fromExpression).toEqual({ '={{ $json.id }}': 1 });
+	});
+
+	test('Lead Convert and Email Send: each parameter once', async () => {
+		const leads = Array.from({ length: ITEMS }, (_, n) => bed.sandbox.store.create('Lead', { firstName: 'L', lastName: `N${n}` }));
+		expect(
+			await perItem(
+				{ resource: 'lead', operation: 'convert', leadId: byId('={{ $json.id }}'), records: { Contact: { lastName: '={{ $json.last }}' } } },
+				leads.map((lead, n) => ({ id: lead.id, last: `Converted${n}` })),
+			),
+		).toEqual({ '={{ $json.id }}': 1, '={{ $json.last }}': 1 });
+		expect(
+			await perItem(
+				{ resource: 'email', operation: 'send', to: '={{ $json.email }}', subject: '={{ "Hello " + $json.first }}', body: 'Hi' },
+				newPeople,
+			),
+		).toEqual({ '={{ $json.email }}': 1, '={{ "Hello " + $json.first }}': 1 });
+	});
+});
+
+describe('Return All pages in parallel when the first page tells the total', () => {
+	const seed = (count: number) => {
+		for (let n = 0; n < count; n++) bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${n}` });
+	};
+	const getAll = { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true };
+
+	test('4,000 records: 21 requests (the pages the total predicts, then one that comes back empty), several at once, each record once', async () => {
+		seed(4000);
+		bed.sandbox.faults.latencyMs = 5;
+		const result = await bed.run(getAll);
+		expect(result.error).toBeUndefined();
+		expect(result.json).toHaveLength(4000);
+		expect(new Set(result.json.map((json) => json.id)).size).toBe(4000);
+		const requests = bed.received('GET');
+		expect(requests).toHaveLength(21);
+		expect(requests.map((request) => Number(request.query.offset)).sort((a, b) => a - b)).toEqual(Array.from({ length: 21 }, (_, n) => n * 200));
+		expect(requests.every((request) => request.query.maxSize === '200')).toBe(true);
+		// The first two pages go alone (the second proves the server honours offset), then Max Parallel Requests (5).
+		expect(bed.sandbox.maxInFlightSeen).toBe(5);
+	});
+
+	test('a Limit of 450 reads 3 pages, the last of 50', async () => {
+		seed(1000);
+		const result = await bed.run({ ...getAll, returnAll: false, limit: 450 });
+		expect(result.json).toHaveLength(450);
+		expect(bed.received('GET').map((request) => [request.query.offset, request.query.maxSize])).toEqual([
+			['0', '200'],
+			['200', '200'],
+			['400', '50'],
+		]);
+	});
+
+	test('a list without a total (EspoCRM answers -2 for e-mails) is read one page after another', async () => {
+		for (let n = 0; n < 450; n++) bed.sandbox.store.create('Email', { name: `Mail ${n}`, status: 'Archived' });
+		const result = await bed.run({ ...getAll, entityType: 'Email' });
+		expect(result.json).toHaveLength(450);
+		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '200', '400']);
+		expect(bed.sandbox.maxInFlightSeen).toBe(1);
+	});
+});

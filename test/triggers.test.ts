@@ -1,0 +1,196 @@
+/**
+ * The triggers, through n8n-core's polling, hook and webhook contexts, against the sandbox.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { useSandbox } from './harness/sandboxRun';
+import { pollingTrigger, webhookTrigger } from './harness/triggers';
+
+const bed = useSandbox();
+
+/** The server's form of a date-time: UTC, to the second. */
+const serverForm = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+const ids = (records: IDataObject[] | null) => (records ?? []).map((record) => record.id);
+
+describe('Record Management Service Trigger (polling)', () => {
+	const contactsCreated = { entityType: 'Contact', event: 'created' };
+	let clock: number;
+	/** A contact created `at` the trigger's notion of time (seconds apart, as a real server writes them). */
+	const contact = (fields: IDataObject = {}, at = (clock += 1000)) =>
+		bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${at}`, createdAt: serverForm(at), modifiedAt: serverForm(at), ...fields });
+
+	beforeEach(() => {
+		clock = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
+	});
+
+	test('the first poll only notes where the list stands; later polls emit each new record once, oldest first', async () => {
+		contact();
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		expect(await trigger.poll()).toBeNull();
+		const later = [contact(), contact()];
+		expect(ids(await trigger.poll())).toEqual(later.map((record) => record.id));
+		expect(await trigger.poll()).toBeNull();
+		for (const request of bed.received('GET')) expect(request.query).toMatchObject({ orderBy: 'createdAt', order: 'desc' });
+	});
+
+	test('450 records created between two polls: all of them, each once, paging until older than the last poll', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		await trigger.poll();
+		bed.sandbox.clearRequests();
+		const created = Array.from({ length: 450 }, () => contact());
+		const emitted = await trigger.poll();
+		expect(ids(emitted)).toEqual(created.map((record) => record.id));
+		// Pages of 200 that overlap by 10, newest first, until a record older than the last poll.
+		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '190', '380']);
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	test('Created or Updated: a record updated twice between polls comes once, as it is now', async () => {
+		const record = contact();
+		const trigger = pollingTrigger(bed.store, { entityType: 'Contact', event: 'createdOrUpdated' });
+		await trigger.poll();
+		bed.sandbox.store.update('Contact', record.id, { title: 'First', modifiedAt: serverForm((clock += 1000)) });
+		bed.sandbox.store.update('Contact', record.id, { title: 'Second', modifiedAt: serverForm((clock += 1000)) });
+		const emitted = await trigger.poll();
+		expect(emitted).toHaveLength(1);
+		expect(emitted?.[0]).toMatchObject({ id: record.id, title: 'Second' });
+		expect(bed.received('GET').every((request) => request.query.orderBy === 'modifiedAt')).toBe(true);
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	test('records that share a second: each once, also when more come in that second after a poll', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		await trigger.poll();
+		const second = (clock += 1000);
+		const first = [contact({}, second), contact({}, second)];
+		expect(ids(await trigger.poll()).sort()).toEqual(ids(first).sort());
+		const late = contact({}, second);
+		expect(ids(await trigger.poll())).toEqual([late.id]);
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	test('a record created while a poll pages through the list comes with the next poll', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		await trigger.poll();
+		const before = Array.from({ length: 300 }, () => contact());
+		bed.sandbox.clearRequests();
+		bed.sandbox.faults.latencyMs = 30;
+		const polling = trigger.poll();
+		// Once the first page has been answered, a record is created (now: newer than everything).
+		while (!bed.sandbox.requests.some((request) => request.status !== null)) await new Promise((resolve) => setTimeout(resolve, 2));
+		const during = bed.sandbox.store.create('Contact', { firstName: 'D', lastName: 'During', createdAt: serverForm(clock + 500), modifiedAt: serverForm(clock + 500) });
+		const first = await polling;
+		bed.sandbox.faults.latencyMs = 0;
+		const second = await trigger.poll();
+		const all = [...ids(first), ...ids(second)];
+		expect(all.sort()).toEqual([...ids(before), during.id].sort());
+	});
+
+	test('conditions filter the records, and the workflow time zone changes nothing', async () => {
+		contact();
+		const trigger = pollingTrigger(
+			bed.store,
+			{ ...contactsCreated, filterMode: 'conditions', conditions: { condition: [{ attribute: 'title', operator: 'equals', value: 'VIP' }] } },
+			'Pacific/Kiritimati',
+		);
+		await trigger.poll();
+		const vip = contact({ title: 'VIP' });
+		contact({ title: 'Other' });
+		expect(ids(await trigger.poll())).toEqual([vip.id]);
+		expect(bed.received('GET').at(-1)?.query.where).toEqual([{ type: 'equals', attribute: 'title', value: 'VIP' }]);
+	});
+
+	test('"Fetch Test Event" returns the newest record and changes nothing', async () => {
+		contact();
+		const newest = contact();
+		const trigger = pollingTrigger(bed.store, { ...contactsCreated, select: ['firstName'] });
+		expect(ids(await trigger.poll('manual'))).toEqual([newest.id]);
+		expect(trigger.staticData).toEqual({});
+		expect(bed.received('GET')[0].query).toMatchObject({ maxSize: '1', select: 'firstName,createdAt' });
+	});
+});
+
+describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
+	beforeEach(() => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+	});
+
+	test('activation registers one webhook per event with the production URL; deactivation deletes them', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create', 'update', 'delete'] });
+		try {
+			await trigger.activate();
+			const registered = bed.sandbox.webhooks.list();
+			expect(registered.map((webhook) => webhook.event).sort()).toEqual(['Contact.create', 'Contact.delete', 'Contact.update']);
+			expect(registered.every((webhook) => webhook.url === trigger.url)).toBe(true);
+			expect(await trigger.checkExists()).toBe(true);
+			await trigger.deactivate();
+			expect(bed.sandbox.webhooks.list()).toEqual([]);
+			expect(await trigger.checkExists()).toBe(false);
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('signed deliveries start the workflow, one item per record; updates come as full records, deletes as {id, deleted}', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create', 'update', 'delete'] });
+		try {
+			await trigger.activate();
+			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', title: 'Before' });
+			await bed.sandbox.webhooks.deliver();
+			bed.sandbox.store.update('Contact', created.id, { title: 'After' });
+			await bed.sandbox.webhooks.deliver();
+			bed.sandbox.store.delete('Contact', created.id);
+			await bed.sandbox.webhooks.deliver();
+			expect(trigger.answers).toEqual([200, 200, 200]);
+			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'Before' })]);
+			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'After' })]);
+			expect(trigger.started[2]).toEqual([{ id: created.id, deleted: true }]);
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('a batch of 120 changes arrives in requests of 50, each record once', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
+		try {
+			await trigger.activate();
+			const created = Array.from({ length: 120 }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'B', lastName: `N${n}` }));
+			await bed.sandbox.webhooks.deliver();
+			expect(trigger.started.map((items) => items.length)).toEqual([50, 50, 20]);
+			expect(trigger.started.flat().map((record) => record.id).sort()).toEqual(ids(created).sort());
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('a wrong or missing signature gets 401 and starts nothing; a webhook the trigger no longer has gets 410', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
+		try {
+			await trigger.activate();
+			const [registered] = bed.sandbox.webhooks.list();
+			const post = async (headers: Record<string, string>) =>
+				(await fetch(trigger.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '[{"id":"x"}]' })).status;
+			expect(await post({})).toBe(401);
+			expect(await post({ 'X-Signature': Buffer.from(`${registered.id}:not-the-signature`).toString('base64') })).toBe(401);
+			expect(await post({ 'X-Signature': Buffer.from('someOtherWebhook:whatever').toString('base64') })).toBe(410);
+			expect(trigger.started).toEqual([]);
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('registering without the Webhooks scope says what to enable', async () => {
+		bed.sandbox.setRestrictedScopes(['Webhook']);
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
+		try {
+			await expect(trigger.activate()).rejects.toMatchObject({ httpCode: '403', description: expect.stringContaining('"Webhooks"') });
+		} finally {
+			await trigger.close();
+		}
+	});
+});
