@@ -14,7 +14,8 @@
  *
  * Env: N8N_PORT (5678), SANDBOX_PORT (8787), RMS_DEV_FOLDER (n8n user folder), RMS_DEV_VERBOSE=1 (n8n log to the terminal),
  *      RMS_DEV_RESET=1 (start with a new user folder).
- * Flags: --check  start, verify through the REST API, stop (used to test this script); --no-build.
+ * Flags: --check  start, verify through the REST API, stop (used to test this script); --no-build;
+ *        --espocrm  a real EspoCRM 8.1.5 instead of the sandbox (espocrmDev below, test/espocrm/README.md).
  */
 
 const fs = require('fs');
@@ -355,7 +356,119 @@ async function main() {
 	await new Promise(() => {}); // until Ctrl-C
 }
 
-main().catch(async (e) => {
+/**
+ * npm run dev -- --espocrm: the editor against a real EspoCRM 8.1.5 instead of the sandbox (scripts/espocrm/espocrm.js:
+ * installed once into the cache, then its dev copy, whose data are kept between dev runs; RMS_DEV_RESET=1 starts it
+ * from the fresh snapshot again). Credentials for its API users (API key, HMAC) and its admin (Basic) are imported.
+ */
+async function espocrmDev() {
+	const checkMode = process.argv.includes('--check');
+	const t0 = Date.now();
+	const espocrm = require('./espocrm/espocrm');
+	const { credentialFiles } = require('../test/espocrm/credentials');
+	// EspoCRM starts (installs, the first time) while n8n is checked and the package built
+	const espoReady = espocrm.startEspo({ instance: 'dev', fresh: !!process.env.RMS_DEV_RESET, log, phpPort: await pickPort(Number(process.env.ESPOCRM_PORT || 8080)) });
+	espoReady.catch(() => {});
+	let espo;
+	const stopBoth = async (reason) => {
+		await stopAll(reason);
+		await espoReady.then((e) => e.stop()).catch(() => {});
+		log('stopped EspoCRM');
+	};
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => stopBoth(`${sig}: stopping`).then(() => process.exit(0)));
+	try {
+		if (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'tsc'))) await env.runNpm(['ci', '--no-audit', '--no-fund']);
+		const p = await env.ensureN8n();
+		if (!process.argv.includes('--no-build')) await env.runNpm(['run', 'build']);
+		const userFolder = process.env.RMS_DEV_FOLDER ? path.resolve(process.env.RMS_DEV_FOLDER) : path.join(p.root, 'dev-user-folder');
+		if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
+		fs.mkdirSync(userFolder, { recursive: true });
+		env.prepareUserFolder(userFolder);
+		const n8nPort = await pickPort(Number(process.env.N8N_PORT || 5678));
+		const n8nEnv = env.n8nEnv(userFolder, {
+			N8N_PORT: String(n8nPort),
+			N8N_HOST: 'localhost',
+			N8N_PROTOCOL: 'http',
+			N8N_EDITOR_BASE_URL: `http://localhost:${n8nPort}`,
+			N8N_RUNNERS_BROKER_PORT: String(await pickPort(n8nPort + 1)),
+		});
+		espo = await espoReady;
+		const creds = credentialFiles(espo.origin, espo.keys);
+		const file = path.join(userFolder, 'rms-dev-espocrm-credentials.json');
+		fs.writeFileSync(file, JSON.stringify(creds));
+		const imported = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${file}`]);
+		if (imported.code !== 0) throw new Error(`import:credentials failed:\n${imported.stdout}\n${imported.stderr}`);
+
+		const n8nLog = path.join(userFolder, 'n8n.log');
+		fs.writeFileSync(n8nLog, '');
+		const n8n = startChild('n8n', p.nodeBin, [p.n8nBin, 'start'], { cwd: userFolder, env: n8nEnv, stdio: ['ignore', fs.openSync(n8nLog, 'a'), fs.openSync(n8nLog, 'a')] });
+		const base = `http://localhost:${n8nPort}`;
+		await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, { child: n8n, timeoutMs: 240000 });
+		const settings = (await request('GET', `${base}/rest/settings`)).json;
+		if (settings && settings.data && settings.data.userManagement && settings.data.userManagement.showSetupOnFirstLoad)
+			await request('POST', `${base}/rest/owner/setup`, { body: OWNER });
+		const login = await request('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
+		const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
+		console.log(
+			[
+				'',
+				'==========================================================================',
+				` n8n editor:   ${base}   (ready after ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+				` log in with:  ${OWNER.email}  /  ${OWNER.password}${login.status === 200 ? '' : `   (login failed: ${login.status}; RMS_DEV_FOLDER=<new folder>?)`}`,
+				` EspoCRM ${espocrm.VERSION}: ${espo.origin}   (web UI; log in with ${espo.keys.admin.username} / ${espo.keys.admin.password})`,
+				`               API ${espo.apiBase}; API key ${espo.keys.apiKey.apiKey}; HMAC ${espo.keys.hmac.apiKey} / ${espo.keys.hmac.secretKey}`,
+				`               data kept between dev runs in ${espo.tree}/.. (RMS_DEV_RESET=1 npm run dev -- --espocrm: fresh data)`,
+				`               outgoing mail goes to an SMTP sink that prints it here`,
+				` credentials:  ${creds.map((c) => `"${c.name}"`).join(', ')}`,
+				` logs:         ${n8nLog}, ${espo.logs.php}`,
+				' Ctrl-C stops n8n and EspoCRM.',
+				'==========================================================================',
+				'',
+			].join('\n'),
+		);
+		let printed = 0;
+		setInterval(() => {
+			for (const m of espo.smtp.messages.slice(printed)) log(`mail to ${m.to.join(', ')}: ${m.subject}`);
+			printed = espo.smtp.messages.length;
+		}, 1000).unref();
+		if (checkMode) {
+			// the editor's list of entity types, read from EspoCRM's metadata through the API key credential
+			const c = creds[0];
+			const r = await request('POST', `${base}/rest/dynamic-node-parameters/options`, {
+				cookie,
+				body: {
+					nodeTypeAndVersion: { name: NODE_TYPE, version: 1 },
+					credentials: { recordManagementServiceApi: { id: c.id, name: c.name } },
+					path: 'entityType',
+					methodName: 'getEntityTypes',
+					currentNodeParameters: { resource: 'record', operation: 'create', entityType: 'Contact' },
+				},
+			});
+			const names = ((r.json && r.json.data) || []).map((o) => o.value);
+			const ui = await request('GET', `${espo.origin}/`);
+			// the credential's Test button, as the editor calls it: each credential, and the API key one with a wrong key
+			const tests = [];
+			for (const cred of [...creds, { ...creds[0], name: 'wrong key', data: { ...creds[0].data, apiKey: 'wrong-key' } }]) {
+				const t = await request('POST', `${base}/rest/credentials/test`, { cookie, body: { credentials: cred } });
+				const d = (t.json && t.json.data) || {};
+				tests.push(`${cred.name}: ${d.status || `${t.status} ${t.text.slice(0, 200)}`}${d.message ? ` (${d.message})` : ''}`);
+			}
+			const testsOk = tests.slice(0, -1).every((t) => /: OK/.test(t)) && !/: OK/.test(tests[tests.length - 1]);
+			const ok = login.status === 200 && names.includes('Contact') && names.includes('Meeting') && ui.status === 200 && /EspoCRM/.test(ui.text) && testsOk;
+			console.log(`[dev --espocrm --check] login ${login.status}; entity types from EspoCRM: ${names.join(', ') || `${r.status} ${r.text.slice(0, 300)}`}; web UI ${ui.status}`);
+			console.log(`[dev --espocrm --check] credential tests: ${tests.join('; ')}`);
+			await stopBoth();
+			process.exit(ok ? 0 : 1);
+		}
+		await new Promise(() => {}); // until Ctrl-C
+	} catch (e) {
+		console.error(`[dev] failed: ${e && e.stack ? e.stack : e}`);
+		await stopBoth();
+		process.exit(1);
+	}
+}
+
+(process.argv.includes('--espocrm') ? espocrmDev() : main()).catch(async (e) => {
 	console.error(`[dev] failed: ${e && e.stack ? e.stack : e}`);
 	await stopAll();
 	process.exit(1);

@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+'use strict';
+/*
+ * Sends the same requests to the sandbox (test/sandbox, in this process) and to a fresh real EspoCRM 8.1.5, and
+ * prints where their answers differ (status, X-Status-Reason, the shape of the body). A tool for whoever keeps the
+ * sandbox close to EspoCRM; it changes neither.
+ *
+ *   node scripts/espocrm/compare-sandbox.js            every probe
+ *   node scripts/espocrm/compare-sandbox.js --all      also the probes whose answers agree
+ *   node scripts/espocrm/compare-sandbox.js --json     the answers side by side as JSON
+ */
+
+const { startEspo } = require('./espocrm');
+const { espoClient } = require('./client');
+
+const isId = (v) => typeof v === 'string' && /^[0-9a-f]{17}$/.test(v);
+
+/** A body as its shape: ids and times replaced, lists cut to their first element plus the length. */
+function shape(v, depth = 0) {
+	if (Array.isArray(v)) return v.length ? [`${v.length} item(s)`, shape(v[0], depth + 1)] : [];
+	if (v && typeof v === 'object') {
+		if (depth > 2) return '{…}';
+		const o = {};
+		for (const k of Object.keys(v).sort()) o[k] = shape(v[k], depth + 1);
+		return o;
+	}
+	if (isId(v)) return '<id>';
+	if (typeof v === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?$/.test(v)) return '<date-time>';
+	if (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v)) return '<date>';
+	return v;
+}
+
+function sortKeys(v) {
+	if (Array.isArray(v)) return v.map(sortKeys);
+	if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+	return v;
+}
+
+function summary(r, { keysOnly = false, pick } = {}) {
+	const out = { status: r.status };
+	// an empty X-Status-Reason and none at all are the same to a client
+	if (r.reason) out.reason = String(r.reason).replace(/[0-9a-f]{17}/g, '<id>');
+	if (r.headers['www-authenticate'] !== undefined) out.wwwAuthenticate = r.headers['www-authenticate'];
+	if (pick) out.body = sortKeys(pick(r.body));
+	else if (keysOnly && r.body && typeof r.body === 'object' && !Array.isArray(r.body)) out.keys = Object.keys(r.body).sort();
+	else out.body = r.text === '' ? '' : shape(r.body);
+	return out;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Each probe: (ctx) => summary. ctx: {key (API user client), admin, anon, bad, server ('sandbox'|'espocrm'), tag} */
+const PROBES = [
+	['create Contact: reply fields', async ({ key, tag }) => summary(await key.post('/Contact', { firstName: 'Pro', lastName: `Be-${tag}` }), { keysOnly: true })],
+	['create Contact with a phone number: normalised', async ({ key, tag }) =>
+		summary(await key.post('/Contact', { firstName: 'Ph', lastName: `One-${tag}`, phoneNumber: '+1 555 0100' }), { pick: (b) => b && b.phoneNumber })],
+	['create Contact: duplicate (same names)', async ({ key, tag }) => {
+		await key.post('/Contact', { firstName: 'Dup', lastName: `Licate-${tag}` });
+		return summary(await key.post('/Contact', { firstName: 'Dup', lastName: `Licate-${tag}` }), { pick: (b) => (Array.isArray(b) ? `${b.length} record(s), keys ${Object.keys(b[0] || {}).length}` : b) });
+	}],
+	['create Contact: duplicate with X-Skip-Duplicate-Check', async ({ key, tag }) => {
+		await key.post('/Contact', { firstName: 'Skip', lastName: `Dup-${tag}` });
+		return summary(await key.post('/Contact', { firstName: 'Skip', lastName: `Dup-${tag}` }, { headers: { 'x-skip-duplicate-check': 'true' } }), { pick: (b) => b && isId(b.id) });
+	}],
+	['create Contact without lastName', async ({ key }) => summary(await key.post('/Contact', { firstName: 'NoLast' }))],
+	['create Contact with an unknown field', async ({ key, tag }) => summary(await key.post('/Contact', { lastName: `Unk-${tag}`, noSuchField: 1 }), { pick: (b) => b && 'noSuchField' in b })],
+	['create Contact with malformed JSON', async ({ key }) => summary(await key.request('POST', '/Contact', { body: '{"lastName": ', headers: { 'content-type': 'application/json' } }))],
+	['create Contact without Content-Type', async ({ key, tag }) =>
+		summary(await key.request('POST', '/Contact', { body: JSON.stringify({ lastName: `NoCT-${tag}` }), headers: { 'content-type': 'text/plain' } }), { pick: (b) => b && (b.lastName || null) })],
+	['read Contact: fields (nulls included)', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Read', lastName: `Me-${tag}` })).body;
+		return summary(await key.get(`/Contact/${c.id}`), { keysOnly: true });
+	}],
+	['read unknown id', async ({ key }) => summary(await key.get('/Contact/0000000000000dead'))],
+	['update unknown id', async ({ key }) => summary(await key.put('/Contact/0000000000000dead', { title: 'x' }))],
+	['delete unknown id', async ({ key }) => summary(await key.delete('/Contact/0000000000000dead'))],
+	['PATCH replies the whole record', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Pat', lastName: `Ch-${tag}` })).body;
+		return summary(await key.patch(`/Contact/${c.id}`, { title: 'Dr' }), { pick: (b) => b && { title: b.title, firstName: b.firstName } });
+	}],
+	['delete, then read as the API user and as admin', async ({ key, admin, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Del', lastName: `Ete-${tag}` })).body;
+		const d = await key.delete(`/Contact/${c.id}`);
+		const asUser = await key.get(`/Contact/${c.id}`);
+		const asAdmin = await admin.get(`/Contact/${c.id}`);
+		return { delete: summary(d), readAsUser: asUser.status, readAsAdmin: `${asAdmin.status}${asAdmin.body && asAdmin.body.deleted ? ' deleted:true' : ''}` };
+	}],
+	['unknown entity type', async ({ key }) => summary(await key.get('/Foo'))],
+	['list maxSize=201', async ({ key }) => summary(await key.get('/Contact', { maxSize: 201 }))],
+	['list: envelope and total', async ({ key }) => summary(await key.get('/Contact', { maxSize: 1 }), { pick: (b) => b && { total: typeof b.total === 'number' ? (b.total >= 0 ? '>=0' : b.total) : b.total, keys: Object.keys(b).sort() } })],
+	['list with X-No-Total', async ({ key }) => summary(await key.get('/Contact', { maxSize: 1 }, { headers: { 'x-no-total': 'true' } }), { pick: (b) => b && b.total })],
+	['Email list total', async ({ key }) => summary(await key.get('/Email', { maxSize: 1 }), { pick: (b) => b && b.total })],
+	['list select=firstName: fields', async ({ key }) => summary(await key.get('/Contact', { maxSize: 1, select: 'firstName' }), { pick: (b) => b && b.list && b.list[0] && Object.keys(b.list[0]).sort() })],
+	['list unknown where type', async ({ key }) => summary(await key.get('/Contact', { where: [{ type: 'noSuchType', attribute: 'lastName', value: 'x' }] }))],
+	['list order=sideways', async ({ key }) => summary(await key.get('/Contact', { orderBy: 'lastName', order: 'sideways', maxSize: 1 }), { pick: (b) => b && Array.isArray(b.list) })],
+	['list orderBy unknown field', async ({ key }) => summary(await key.get('/Contact', { orderBy: 'noSuchField', maxSize: 1 }), { pick: (b) => b && Array.isArray(b.list) })],
+	['createdAt "after" its own value, dateTime + timeZone Pacific/Kiritimati', async ({ key, tag }) => {
+		const a = (await key.post('/Contact', { firstName: 'A', lastName: `Tz-${tag}` })).body;
+		await sleep(1100);
+		await key.post('/Contact', { firstName: 'B', lastName: `Tz-${tag}` });
+		const q = (extra) =>
+			key.get('/Contact', { where: [{ type: 'equals', attribute: 'lastName', value: `Tz-${tag}` }, { type: 'after', attribute: 'createdAt', value: a.createdAt, ...extra }] });
+		const names = (r) => (r.body && r.body.list ? r.body.list.map((c) => c.firstName).sort().join(',') : r.status);
+		return {
+			plain: names(await q({})),
+			kiritimati: names(await q({ dateTime: true, timeZone: 'Pacific/Kiritimati' })),
+			pagoPago: names(await q({ dateTime: true, timeZone: 'Pacific/Pago_Pago' })),
+			utc: names(await q({ dateTime: true, timeZone: 'UTC' })),
+		};
+	}],
+	['createdAt "today" with and without dateTime + timeZone', async ({ key, tag }) => {
+		await key.post('/Contact', { firstName: 'T', lastName: `Today-${tag}` });
+		const q = (extra) => key.get('/Contact', { where: [{ type: 'equals', attribute: 'lastName', value: `Today-${tag}` }, { type: 'today', attribute: 'createdAt', ...extra }] });
+		const n = (r) => (r.body && r.body.list ? r.body.list.length : r.status);
+		const fut = await key.get('/Contact', { where: [{ type: 'equals', attribute: 'lastName', value: `Today-${tag}` }, { type: 'future', attribute: 'createdAt' }] });
+		return { withoutFlag: n(await q({})), withFlag: n(await q({ dateTime: true, timeZone: 'UTC' })), futureWithoutFlag: n(fut) };
+	}],
+	['createdAt greaterThan with dateTime=true', async ({ key, tag }) => {
+		await key.post('/Contact', { firstName: 'G', lastName: `Gt-${tag}` });
+		const r = await key.get('/Contact', { where: [{ type: 'equals', attribute: 'lastName', value: `Gt-${tag}` }, { type: 'greaterThan', attribute: 'createdAt', value: '2000-01-01 00:00:00', dateTime: true, timeZone: 'UTC' }] });
+		return { status: r.status, found: r.body && r.body.list ? r.body.list.length : null };
+	}],
+	['link unknown link name', async ({ key, tag }) => {
+		const a = (await key.post('/Account', { name: `Acc-${tag}` })).body;
+		return summary(await key.get(`/Account/${a.id}/noSuchLink`));
+	}],
+	['link (ids) reply, unlink with the id only in the query', async ({ key, tag }) => {
+		const a = (await key.post('/Account', { name: `Lnk-${tag}` })).body;
+		const c = (await key.post('/Contact', { lastName: `Lnk-${tag}` })).body;
+		const link = await key.post(`/Account/${a.id}/contacts`, { ids: [c.id] });
+		const unlinkQuery = await key.request('DELETE', `/Account/${a.id}/contacts`, { query: { id: c.id } });
+		const still = await key.get(`/Account/${a.id}/contacts`);
+		const unlinkBody = await key.delete(`/Account/${a.id}/contacts`, { id: c.id });
+		const after = await key.get(`/Account/${a.id}/contacts`);
+		return { link: summary(link), unlinkQueryOnly: summary(unlinkQuery), linkedAfterQueryUnlink: still.body.list.length, unlinkBody: summary(unlinkBody), linkedAfter: after.body.list.length };
+	}],
+	['related list without select: fields of the records', async ({ key, tag }) => {
+		const a = (await key.post('/Account', { name: `RelSel-${tag}` })).body;
+		const c = (await key.post('/Contact', { firstName: 'Rel', lastName: `Sel-${tag}`, emailAddress: `relsel-${tag}@example.com` })).body;
+		await key.post(`/Account/${a.id}/contacts`, { id: c.id });
+		const fields = async (q) => {
+			const r = await key.get(`/Account/${a.id}/contacts`, q);
+			const rec = r.body && r.body.list && r.body.list[0];
+			return rec ? ['firstName', 'lastName', 'emailAddress'].filter((f) => f in rec).join(',') || '(none of firstName, lastName, emailAddress)' : r.status;
+		};
+		return { noSelect: await fields({}), select: await fields({ select: 'firstName,lastName' }), orderByLastName: await fields({ orderBy: 'lastName' }) };
+	}],
+	['mass update / delete at the standard paths', async ({ key }) => ({
+		massUpdate: summary(await key.put('/Contact/action/massUpdate', { ids: ['0000000000000dead'], attributes: { title: 'x' } })),
+		massDelete: summary(await key.post('/Contact/action/massDelete', { ids: ['0000000000000dead'] })),
+	})],
+	['POST /MassAction update with a deleted and an unknown id', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { lastName: `Mass-${tag}` })).body;
+		const gone = (await key.post('/Contact', { lastName: `MassGone-${tag}` })).body;
+		await key.delete(`/Contact/${gone.id}`);
+		return summary(await key.post('/MassAction', { entityType: 'Contact', action: 'update', params: { ids: [c.id, gone.id, '0000000000000dead'] }, data: { title: 'M' } }));
+	}],
+	['POST /MassAction delete', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { lastName: `MassDel-${tag}` })).body;
+		return summary(await key.post('/MassAction', { entityType: 'Contact', action: 'delete', params: { ids: [c.id] } }));
+	}],
+	['lead convert (EspoCRM path), then again', async ({ key, tag }) => {
+		const l = (await key.post('/Lead', { firstName: 'Le', lastName: `Ad-${tag}` })).body;
+		const records = { Account: { name: `LeadAcc-${tag}` }, Contact: { firstName: 'Le', lastName: `Ad-${tag}` } };
+		const first = await key.post('/Lead/action/convert', { id: l.id, records });
+		const again = await key.post('/Lead/action/convert', { id: l.id, records: { Account: { name: `LeadAcc2-${tag}` } } });
+		const pick = (b) => b && { status: b.status, createdAccountId: isId(b.createdAccountId), createdContactId: isId(b.createdContactId), createdOpportunityId: b.createdOpportunityId === undefined ? 'absent' : b.createdOpportunityId };
+		return { first: summary(first, { pick }), again: summary(again, { pick }), standardPath: summary(await key.post(`/Lead/${l.id}/action/convert`, { records })) };
+	}],
+	['e-mail without status: archived, not sent', async ({ key, server }) =>
+		summary(await key.post('/Email', { from: server === 'espocrm' ? 'crm@espocrm.test' : 'crm@example.com', to: 'x@example.com', subject: 'archived', body: 'b' }), { pick: (b) => b && { status: b.status } })],
+	['e-mail Sending without from', async ({ key }) => summary(await key.post('/Email', { status: 'Sending', to: 'x@example.com', subject: 'no from', body: 'b' }), { pick: (b) => b && (b.status || b.message || b) })],
+	['GET /App/user: acl for Contact', async ({ key }) => summary(await key.get('/App/user'), { pick: (b) => b && b.acl && b.acl.table && b.acl.table.Contact })],
+	['GET /Metadata: top-level keys', async ({ key }) => summary(await key.get('/Metadata'), { pick: (b) => b && Object.keys(b).sort() })],
+	['webhook create as the API user', async ({ key }) => summary(await key.post('/Webhook', { event: 'Contact.create', url: 'http://127.0.0.1:9/hook' }), { pick: (b) => b && { id: isId(b.id), secretKey: typeof b.secretKey } })],
+	['attachment upload, not a data URI', async ({ key }) =>
+		summary(await key.post('/Attachment', { name: 'a.txt', type: 'text/plain', role: 'Attachment', relatedType: 'Email', field: 'attachments', file: 'plain text' }), { pick: (b) => b && { size: b.size } })],
+	['wrong API key', async ({ bad }) => summary(await bad.get('/Contact', { maxSize: 1 }))],
+	['no credentials', async ({ anon }) => summary(await anon.get('/Contact', { maxSize: 1 }))],
+];
+
+async function run(server, clients, only) {
+	const out = {};
+	const tag = `${server}${Date.now().toString(36)}`;
+	for (const [name, probe] of PROBES) {
+		if (only && !name.includes(only)) continue;
+		try {
+			out[name] = await probe({ ...clients, server, tag });
+		} catch (e) {
+			out[name] = { error: e.message };
+		}
+	}
+	return out;
+}
+
+async function main() {
+	const args = process.argv.slice(2);
+	const only = process.env.PROBE_ONLY || '';
+	const { startSandbox, SANDBOX_CREDENTIALS: S } = require('../../test/sandbox');
+	const sandbox = await startSandbox({ port: 0, dialect: 'espocrm' });
+	const espo = await startEspo({ instance: 'test', fresh: true });
+	try {
+		const sb = await run(
+			'sandbox',
+			{
+				key: espoClient(sandbox.origin, { apiKey: S.apiKey }),
+				admin: espoClient(sandbox.origin, { username: S.username, password: S.password }),
+				anon: espoClient(sandbox.origin, {}),
+				bad: espoClient(sandbox.origin, { apiKey: 'wrong-key' }),
+			},
+			only,
+		);
+		const es = await run(
+			'espocrm',
+			{ key: espo.client('apiKey'), admin: espo.admin, anon: espoClient(espo.origin, {}), bad: espoClient(espo.origin, { apiKey: 'wrong-key' }) },
+			only,
+		);
+		if (args.includes('--json')) {
+			console.log(JSON.stringify(Object.fromEntries(Object.keys(sb).map((k) => [k, { sandbox: sb[k], espocrm: es[k] }])), null, 2));
+			return;
+		}
+		let differ = 0;
+		for (const name of Object.keys(sb)) {
+			const a = JSON.stringify(sb[name]);
+			const b = JSON.stringify(es[name]);
+			if (a === b && !args.includes('--all')) continue;
+			if (a !== b) differ++;
+			console.log(`${a === b ? 'SAME' : 'DIFF'}  ${name}`);
+			console.log(`      sandbox: ${a}`);
+			if (a !== b) console.log(`      EspoCRM: ${b}`);
+		}
+		console.log(`\n${Object.keys(sb).length} probes, ${differ} differ (EspoCRM ${espo.version}, sandbox with dialect "espocrm")`);
+	} finally {
+		await sandbox.close();
+		await espo.stop();
+	}
+}
+
+main().catch((e) => {
+	console.error(e && e.stack ? e.stack : e);
+	process.exit(1);
+});

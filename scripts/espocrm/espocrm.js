@@ -1,0 +1,707 @@
+'use strict';
+/*
+ * A real EspoCRM 8.1.5 for tests: installed once into a cache folder outside the repository, then started from a
+ * snapshot of its fresh state in about a second.
+ *
+ *   <cache>/espocrm-8.1.5/            <cache> = the parent of the n8n cache (scripts/n8n-env.js), or $RMS_ESPOCRM_CACHE
+ *     installed.json     the version marker, written last: what was installed, admin login, API users' keys
+ *     tree/              the extracted release (its data/ is the test instance's live one)
+ *     db/                the test instance's MariaDB datadir (private mariadbd, never Debian's service)
+ *     snapshot/db, snapshot/data   the fresh state: a test run restores both (keys live in data/config-internal.php)
+ *     run/               pid files, sockets, logs of the running test instance
+ *     dev/               `npm run dev -- --espocrm`: its own copy (tree hard-linked, data and database kept between runs)
+ *
+ * Exports: findTarball, ensureInstalled, startEspo (fresh: restore the snapshot first), instances.
+ */
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const crypto = require('crypto');
+const { spawn, spawnSync } = require('child_process');
+const n8nEnv = require('../n8n-env');
+const { ensurePrerequisites, which: findProgram } = require('./prereq');
+const { Processes, stopLeftovers, stopStrays, acquireLock, sleep } = require('./processes');
+const { espoClient } = require('./client');
+const { startSmtpSink } = require('./smtp-sink');
+
+const VERSION = '8.1.5';
+const TARBALL_NAME = `espocrm-${VERSION}.tar.gz`;
+/** Bump when what the install sets up changes (role scopes, users, settings): the next run installs again. */
+const RECIPE = 1;
+const ROUTER = path.join(__dirname, 'router.php');
+const SET_CONFIG = path.join(__dirname, 'set-config.php');
+
+const ADMIN = { username: 'admin', password: 'Espo-Test-Admin-1' };
+const DB = { name: 'espocrm', user: 'espocrm', password: 'espocrm-test' };
+const MAIL_FROM = { address: 'crm@espocrm.test', name: 'EspoCRM (test)' };
+const RECORD_ACCESS = { create: 'yes', read: 'all', edit: 'all', delete: 'all', stream: 'all' };
+/** The scopes the API users' role allows. */
+const ROLE_SCOPES = [
+	'Account',
+	'Contact',
+	'Lead',
+	'Opportunity',
+	'Email',
+	'Meeting',
+	'Call',
+	'Task',
+	'Case',
+	'Document',
+	'Campaign',
+	'TargetList',
+	'KnowledgeBaseArticle',
+];
+const ROLE_BOOLEAN_SCOPES = ['Webhook', 'Attachment', 'Activities', 'Calendar', 'Import'];
+
+function cacheBase() {
+	if (process.env.RMS_ESPOCRM_CACHE) return path.resolve(process.env.RMS_ESPOCRM_CACHE);
+	return path.join(path.dirname(n8nEnv.cacheRoot()), `espocrm-${VERSION}`);
+}
+
+function layout(root = cacheBase()) {
+	const instance = (dir, name, tree) => ({
+		name,
+		dir,
+		tree,
+		db: path.join(dir, 'db'),
+		run: path.join(dir, 'run'),
+		lock: path.join(dir, `${name}.lock`),
+	});
+	return {
+		root,
+		marker: path.join(root, 'installed.json'),
+		installLock: path.join(root, 'install.lock'),
+		snapshot: { dir: path.join(root, 'snapshot'), db: path.join(root, 'snapshot', 'db'), data: path.join(root, 'snapshot', 'data') },
+		test: instance(root, 'test', path.join(root, 'tree')),
+		dev: instance(path.join(root, 'dev'), 'dev', path.join(root, 'dev', 'tree')),
+	};
+}
+
+const t0 = Date.now();
+function defaultLog(msg) {
+	const s = ((Date.now() - t0) / 1000).toFixed(0).padStart(4);
+	process.stderr.write(`[espocrm ${s}s] ${msg}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The release tarball
+
+function gitOrigin(repo) {
+	const r = spawnSync('git', ['-C', repo, 'remote', 'get-url', 'origin'], { encoding: 'utf8' });
+	if (r.status !== 0) return '';
+	let url = r.stdout.trim();
+	if (url.startsWith('file://')) url = decodeURIComponent(url.slice('file://'.length));
+	if (!path.isAbsolute(url) && !/^\.\.?\//.test(url)) return ''; // ssh/https remotes
+	url = path.resolve(repo, url);
+	if (path.basename(url) === '.git') url = path.dirname(url);
+	return url;
+}
+
+/** Where the tarball was looked for, and the one found (with its checksum checked), or undefined. */
+function findTarball(repo = n8nEnv.REPO_ROOT) {
+	const candidates = [];
+	const add = (p, why) => p && candidates.push({ path: path.resolve(p), why });
+	// set explicitly: only there
+	if (process.env.ESPOCRM_TARBALL) add(process.env.ESPOCRM_TARBALL, 'ESPOCRM_TARBALL');
+	else {
+		add(path.join(repo, '..', 'shared', 'espocrm'), 'beside the repository');
+		const origin = gitOrigin(repo);
+		if (origin) add(path.join(origin, '..', 'shared', 'espocrm'), `beside the git remote origin (${origin})`);
+	}
+	const looked = [];
+	for (const c of candidates) {
+		let file = c.path;
+		try {
+			if (fs.statSync(file).isDirectory()) file = path.join(file, TARBALL_NAME);
+		} catch {}
+		looked.push(`${file} (${c.why})`);
+		if (fs.existsSync(file) && fs.statSync(file).isFile()) return { file, looked };
+	}
+	return { file: undefined, looked };
+}
+
+function sha256(file) {
+	return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** Throws unless the tarball matches its .sha256 (when that file is there). */
+function verifyTarball(file, log) {
+	const actual = sha256(file);
+	const sumFile = `${file}.sha256`;
+	if (!fs.existsSync(sumFile)) {
+		log(`warning: no ${path.basename(sumFile)} beside ${file}; SHA-256 is ${actual}`);
+		return actual;
+	}
+	const expected = fs.readFileSync(sumFile, 'utf8').trim().split(/\s+/)[0].toLowerCase();
+	if (expected !== actual) throw new Error(`${file} does not match ${sumFile}: SHA-256 ${actual}, expected ${expected}`);
+	return actual;
+}
+
+function tarballMissingMessage(looked) {
+	return [
+		`EspoCRM ${VERSION} is needed for these tests and was not found. Looked for ${TARBALL_NAME} at:`,
+		...looked.map((l) => `  - ${l}`),
+		`Put the release tarball (the complete tree, vendor/ included) there, or set ESPOCRM_TARBALL to the file or the`,
+		`folder holding it (with ${TARBALL_NAME}.sha256 beside it to check it).`,
+	].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers
+
+/** Runs a command to its end; resolves {code, out, ms}. */
+function exec(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000 } = {}) {
+	return new Promise((resolve) => {
+		const started = Date.now();
+		const child = spawn(cmd, args, { cwd, env: env || process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		let out = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (out += d));
+		const timer = setTimeout(() => {
+			out += `\n[killed after ${timeoutMs} ms]`;
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {}
+		}, timeoutMs);
+		child.on('error', (e) => {
+			clearTimeout(timer);
+			resolve({ code: -1, out: `${out}\n${e.message}`, ms: Date.now() - started });
+		});
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			resolve({ code: code === null ? signal : code, out, ms: Date.now() - started });
+		});
+	});
+}
+
+async function mustExec(label, cmd, args, opts) {
+	const r = await exec(cmd, args, opts);
+	if (r.code !== 0) throw new Error(`${label} failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
+	return r;
+}
+
+function which(cmd) {
+	return findProgram(cmd) || cmd;
+}
+
+/** cp -a (a tree of many files: faster than fs.cpSync); `link`: hard links (cp -al) where the source stays unchanged. */
+async function copyTree(from, to, { link = false } = {}) {
+	fs.rmSync(to, { recursive: true, force: true });
+	fs.mkdirSync(path.dirname(to), { recursive: true });
+	await mustExec(`copying ${from}`, 'cp', [link ? '-al' : '-a', from, to]);
+}
+
+function tail(file, n = 30) {
+	try {
+		return fs.readFileSync(file, 'utf8').split('\n').slice(-n).join('\n');
+	} catch {
+		return '';
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// MariaDB
+
+function mariadbArgs(inst, port) {
+	return [
+		'--no-defaults',
+		`--datadir=${inst.db}`,
+		`--user=${os.userInfo().username}`,
+		`--port=${port}`,
+		'--bind-address=127.0.0.1',
+		`--socket=${path.join(inst.run, 'mysqld.sock')}`,
+		`--pid-file=${path.join(inst.run, 'mariadbd.own.pid')}`,
+		`--log-error=${path.join(inst.run, 'mariadb.log')}`,
+		'--skip-name-resolve',
+		'--skip-log-bin',
+		'--character-set-server=utf8mb4',
+		'--collation-server=utf8mb4_unicode_ci',
+		// small and fast: the data are thrown away after each run
+		'--innodb-buffer-pool-size=128M',
+		'--innodb-log-file-size=16M',
+		'--innodb-flush-log-at-trx-commit=2',
+		'--innodb-doublewrite=0',
+		'--innodb-use-native-aio=0',
+		'--sync-binlog=0',
+		'--max-connections=300',
+	];
+}
+
+async function installDatadir(inst, log) {
+	fs.rmSync(inst.db, { recursive: true, force: true });
+	fs.mkdirSync(inst.db, { recursive: true });
+	log(`mariadb-install-db --datadir=${inst.db}`);
+	await mustExec('mariadb-install-db', which('mariadb-install-db'), [
+		'--no-defaults',
+		`--datadir=${inst.db}`,
+		`--user=${os.userInfo().username}`,
+		'--auth-root-authentication-method=normal',
+		'--skip-test-db',
+		'--innodb-log-file-size=16M',
+	]);
+}
+
+async function startMariadb(inst, procs, log) {
+	const port = await n8nEnv.freePort();
+	fs.mkdirSync(inst.run, { recursive: true });
+	const sock = path.join(inst.run, 'mysqld.sock');
+	fs.rmSync(sock, { force: true });
+	const logFile = path.join(inst.run, 'mariadb.log');
+	const child = procs.start('mariadbd', which('mariadbd'), mariadbArgs(inst, port), {
+		cwd: inst.run,
+		logFile: path.join(inst.run, 'mariadbd.out'),
+		pidFile: path.join(inst.run, 'mariadbd.pid'),
+	});
+	const started = Date.now();
+	for (;;) {
+		if (!procs.running(child)) throw new Error(`mariadbd exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
+		if (fs.existsSync(sock)) {
+			const r = await exec(which('mariadb-admin'), ['--no-defaults', `--socket=${sock}`, '-uroot', 'ping'], { timeoutMs: 5000 });
+			if (r.code === 0) break;
+		}
+		if (Date.now() - started > 60000) throw new Error(`mariadbd did not start within 60 s:\n${tail(logFile)}`);
+		await sleep(50);
+	}
+	log(`MariaDB on 127.0.0.1:${port} (${Date.now() - started} ms)`);
+	return { child, port, socket: sock };
+}
+
+function sql(db, statements) {
+	return mustExec('mariadb', which('mariadb'), ['--no-defaults', `--socket=${db.socket}`, '-uroot', '-e', statements]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// PHP
+
+function phpArgs(inst) {
+	return ['-d', 'memory_limit=512M', '-d', `session.save_path=${inst.run}`, '-d', 'display_errors=stderr', '-d', 'date.timezone=UTC'];
+}
+
+async function setConfig(inst, changes) {
+	await mustExec('set-config.php', 'php', [...phpArgs(inst), SET_CONFIG, inst.tree, JSON.stringify(changes)]);
+}
+
+async function startPhp(inst, procs, log, wantedPort) {
+	const port = wantedPort || (await n8nEnv.freePort());
+	const origin = `http://127.0.0.1:${port}`;
+	const logFile = path.join(inst.run, 'php-server.log');
+	const child = procs.start('php -S', 'php', [...phpArgs(inst), '-d', 'opcache.enable=1', '-S', `127.0.0.1:${port}`, '-t', inst.tree, ROUTER], {
+		cwd: inst.tree,
+		// several workers: n8n sends requests in parallel
+		env: { ...process.env, PHP_CLI_SERVER_WORKERS: process.env.ESPOCRM_PHP_WORKERS || '4' },
+		logFile,
+		pidFile: path.join(inst.run, 'php-server.pid'),
+	});
+	return { child, port, origin, logFile };
+}
+
+async function waitForApi(api, child, procs, logFile) {
+	const started = Date.now();
+	for (;;) {
+		if (!procs.running(child)) throw new Error(`php -S exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
+		try {
+			const r = await api.get('/App/user');
+			if (r.status === 200) return Date.now() - started;
+			if (Date.now() - started > 30000) throw new Error(`GET /App/user as admin: ${r.status} ${r.reason || ''} ${String(r.text).slice(0, 300)}`);
+		} catch (e) {
+			if (Date.now() - started > 30000) throw new Error(`EspoCRM's API did not answer within 30 s: ${e.message}\n${tail(logFile)}`);
+		}
+		await sleep(100);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Install (once)
+
+async function installerStep(inst, action, params) {
+	const data = new URLSearchParams(params).toString();
+	const r = await exec('php', [...phpArgs(inst), 'install/cli.php', '-a', action, '-d', data], { cwd: inst.tree });
+	// it exits 0 even when a step failed, and prints "Error: ..."
+	if (r.code !== 0 || /(^|\n)\s*Error:/.test(r.out) || /Fatal error|Uncaught/.test(r.out))
+		throw new Error(`EspoCRM installer step ${action} failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
+	return r;
+}
+
+function readMarker(L) {
+	try {
+		return JSON.parse(fs.readFileSync(L.marker, 'utf8'));
+	} catch {
+		return undefined;
+	}
+}
+
+function markerValid(L, m) {
+	return (
+		m &&
+		m.version === VERSION &&
+		m.recipe === RECIPE &&
+		fs.existsSync(path.join(L.snapshot.db, 'mysql')) &&
+		fs.existsSync(path.join(L.snapshot.data, 'config-internal.php')) &&
+		fs.existsSync(path.join(L.test.tree, 'bootstrap.php'))
+	);
+}
+
+/**
+ * Installs EspoCRM into the cache unless the marker says it is there. Resolves to the marker:
+ * {version, recipe, tarballSha256, admin, apiKeyUser, hmacUser, roleId, timings}.
+ */
+async function ensureInstalled({ log = defaultLog, repo = n8nEnv.REPO_ROOT } = {}) {
+	const L = layout();
+	let marker = readMarker(L);
+	if (markerValid(L, marker)) {
+		await ensurePrerequisites(log); // a few milliseconds when PHP and MariaDB are there
+		return marker;
+	}
+
+	// tarball and prerequisites first: cheap to check, and the messages say what is missing
+	const found = findTarball(repo);
+	if (!found.file) throw Object.assign(new Error(tarballMissingMessage(found.looked)), { userFacing: true });
+	await ensurePrerequisites(log);
+
+	const release = await acquireLock(L.installLock, { log, what: `the EspoCRM install in ${L.root}` });
+	try {
+		marker = readMarker(L);
+		if (markerValid(L, marker)) return marker; // another process installed it meanwhile
+		return await install(L, found.file, log);
+	} finally {
+		release();
+	}
+}
+
+async function install(L, tarball, log) {
+	const started = Date.now();
+	const timings = {};
+	const lap = (name, since) => (timings[name] = Date.now() - since);
+	const inst = L.test;
+	log(`installing EspoCRM ${VERSION} into ${L.root} (once; about a minute)`);
+	const sum = verifyTarball(tarball, log);
+
+	// a half-finished earlier install is thrown away; so is a test instance (it runs under its lock)
+	const releaseTest = await acquireLock(inst.lock, { log, what: 'the EspoCRM test instance' });
+	const procs = new Processes(log);
+	const onExit = () => procs.killAllSync();
+	process.on('exit', onExit);
+	try {
+		await stopLeftovers(inst.run, L.root, log);
+		await stopStrays([inst.tree, inst.db, inst.run, L.snapshot.dir], log);
+		fs.rmSync(L.marker, { force: true });
+		for (const d of [inst.tree, inst.db, inst.run, L.snapshot.dir]) fs.rmSync(d, { recursive: true, force: true });
+		fs.mkdirSync(inst.tree, { recursive: true });
+		fs.mkdirSync(inst.run, { recursive: true });
+
+		let t = Date.now();
+		log(`extracting ${tarball}`);
+		await mustExec('tar', 'tar', ['-xzf', tarball, '-C', inst.tree, '--no-same-owner']);
+		if (!fs.existsSync(path.join(inst.tree, 'bootstrap.php'))) {
+			// a tarball with one top folder
+			const top = fs.readdirSync(inst.tree).filter((f) => fs.existsSync(path.join(inst.tree, f, 'bootstrap.php')));
+			if (top.length !== 1) throw new Error(`${tarball} holds no EspoCRM tree (no bootstrap.php)`);
+			for (const f of fs.readdirSync(path.join(inst.tree, top[0]))) fs.renameSync(path.join(inst.tree, top[0], f), path.join(inst.tree, f));
+			fs.rmdirSync(path.join(inst.tree, top[0]));
+		}
+		lap('extract', t);
+
+		t = Date.now();
+		await installDatadir(inst, log);
+		const db = await startMariadb(inst, procs, log);
+		await sql(
+			db,
+			[
+				`CREATE DATABASE \`${DB.name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;`,
+				`CREATE USER '${DB.user}'@'127.0.0.1' IDENTIFIED BY '${DB.password}';`,
+				`CREATE USER '${DB.user}'@'localhost' IDENTIFIED BY '${DB.password}';`,
+				`GRANT ALL PRIVILEGES ON \`${DB.name}\`.* TO '${DB.user}'@'127.0.0.1';`,
+				`GRANT ALL PRIVILEGES ON \`${DB.name}\`.* TO '${DB.user}'@'localhost';`,
+				'FLUSH PRIVILEGES;',
+			].join(' '),
+		);
+		lap('mariadb', t);
+
+		t = Date.now();
+		const group = spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim() || os.userInfo().username;
+		const steps = [
+			['step1', { 'user-lang': 'en_US' }],
+			[
+				'setupConfirmation',
+				{ 'db-platform': 'Mysql', 'host-name': `127.0.0.1:${db.port}`, 'db-name': DB.name, 'db-user-name': DB.user, 'db-user-password': DB.password },
+			],
+			['checkPermission', {}],
+			['saveSettings', { 'site-url': 'http://127.0.0.1', 'default-permissions-user': os.userInfo().username, 'default-permissions-group': group }],
+			['buildDatabase', {}],
+			['createUser', { 'user-name': ADMIN.username, 'user-pass': ADMIN.password }],
+			[
+				'savePreferences',
+				{ timeZone: 'UTC', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm', weekStart: '1', defaultCurrency: 'USD', thousandSeparator: ',', decimalMark: '.', language: 'en_US' },
+			],
+			['finish', {}],
+		];
+		for (const [action, params] of steps) {
+			const s = Date.now();
+			await installerStep(inst, action, params);
+			log(`  installer ${action} (${((Date.now() - s) / 1000).toFixed(1)}s)`);
+		}
+		const internal = fs.readFileSync(path.join(inst.tree, 'data', 'config-internal.php'), 'utf8');
+		if (!/'isInstalled'\s*=>\s*true/.test(internal)) throw new Error(`the installer finished, but data/config-internal.php has no 'isInstalled' => true`);
+		lap('installer', t);
+
+		// as admin through the API: role, API users, mail
+		t = Date.now();
+		const smtp = await startSmtpSink({ port: 0 });
+		let php;
+		let setup;
+		try {
+			php = await startPhp(inst, procs, log);
+			await setConfig(inst, { 'config.php': { siteUrl: php.origin, smtpPort: smtp.port } });
+			const admin = espoClient(php.origin, ADMIN);
+			await waitForApi(admin, php.child, procs, php.logFile);
+			setup = await setUpThroughApi(admin, smtp, log);
+			// the mail settings work: one message through the sink
+			const probe = await admin.post('/Email', {
+				status: 'Sending',
+				from: MAIL_FROM.address,
+				to: 'install-check@espocrm.test',
+				subject: 'rms install check',
+				body: 'The test setup can send e-mail.',
+				isHtml: false,
+			});
+			if (probe.status !== 200 || smtp.messages.length !== 1)
+				throw new Error(`EspoCRM did not send e-mail through the sink: ${probe.status} ${probe.reason || ''} ${probe.text.slice(0, 300)}`);
+			await admin.ok('DELETE', `/Email/${probe.body.id}`);
+		} finally {
+			await smtp.close();
+		}
+		lap('api-setup', t);
+
+		// snapshot: both servers stopped cleanly first
+		t = Date.now();
+		await procs.stopAll({ timeoutMs: 30000 });
+		await copyTree(inst.db, L.snapshot.db);
+		await copyTree(path.join(inst.tree, 'data'), L.snapshot.data);
+		lap('snapshot', t);
+
+		const marker = {
+			version: VERSION,
+			recipe: RECIPE,
+			tarball,
+			tarballSha256: sum,
+			installedAt: new Date().toISOString(),
+			installMs: Date.now() - started,
+			timings,
+			admin: ADMIN,
+			...setup,
+		};
+		fs.writeFileSync(L.marker, JSON.stringify(marker, null, 2) + '\n');
+		log(`EspoCRM ${VERSION} installed in ${((Date.now() - started) / 1000).toFixed(0)}s (${Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`).join(', ')})`);
+		return marker;
+	} finally {
+		await procs.stopAll();
+		process.removeListener('exit', onExit);
+		releaseTest();
+	}
+}
+
+async function setUpThroughApi(admin, smtp, log) {
+	const data = {};
+	for (const s of ROLE_SCOPES) data[s] = RECORD_ACCESS;
+	for (const s of ROLE_BOOLEAN_SCOPES) data[s] = true;
+	const role = await admin.ok('POST', '/Role', {
+		name: 'n8n tests',
+		data,
+		fieldData: {},
+		assignmentPermission: 'all',
+		userPermission: 'all',
+		messagePermission: 'all',
+		exportPermission: 'yes',
+		massUpdatePermission: 'yes',
+		followerManagementPermission: 'all',
+		dataPrivacyPermission: 'yes',
+		portalPermission: 'no',
+		groupEmailAccountPermission: 'all',
+	});
+	log(`  role "n8n tests" ${role.id}`);
+	const keyUser = await admin.ok('POST', '/User', {
+		userName: 'n8n-api-key',
+		type: 'api',
+		authMethod: 'ApiKey',
+		isActive: true,
+		rolesIds: [role.id],
+		emailAddress: 'n8n-api-key@espocrm.test',
+	});
+	if (!keyUser.apiKey) throw new Error(`POST /User (ApiKey) replied without apiKey: ${JSON.stringify(keyUser).slice(0, 300)}`);
+	const hmacUser = await admin.ok('POST', '/User', {
+		userName: 'n8n-hmac',
+		type: 'api',
+		authMethod: 'Hmac',
+		isActive: true,
+		rolesIds: [role.id],
+		emailAddress: 'n8n-hmac@espocrm.test',
+	});
+	const hmacFull = await admin.ok('GET', `/User/${hmacUser.id}`);
+	if (!hmacFull.apiKey || !hmacFull.secretKey) throw new Error(`GET /User/${hmacUser.id} (Hmac) shows no apiKey/secretKey`);
+	log(`  API users n8n-api-key ${keyUser.id}, n8n-hmac ${hmacUser.id}`);
+	await admin.ok('PUT', '/Settings', {
+		smtpServer: '127.0.0.1',
+		smtpPort: smtp.port,
+		smtpAuth: false,
+		smtpSecurity: '',
+		outboundEmailFromAddress: MAIL_FROM.address,
+		outboundEmailFromName: MAIL_FROM.name,
+		outboundEmailIsShared: true,
+	});
+	const adminUser = await admin.ok('GET', '/App/user');
+	// the sandbox-like checks need the admin's own address for "from"
+	await admin.ok('PUT', `/User/${adminUser.user.id}`, { emailAddress: 'admin@espocrm.test' });
+	return {
+		roleId: role.id,
+		adminId: adminUser.user.id,
+		apiKeyUser: { id: keyUser.id, userName: keyUser.userName, apiKey: keyUser.apiKey },
+		hmacUser: { id: hmacUser.id, userName: hmacUser.userName, apiKey: hmacFull.apiKey, secretKey: hmacFull.secretKey },
+		mailFrom: MAIL_FROM,
+	};
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Start (each run)
+
+/** Creates the dev copy once: tree hard-linked (data/ and custom code copied), data and database from the snapshot. */
+async function ensureDevCopy(L, marker, log) {
+	const inst = L.dev;
+	const stampFile = path.join(inst.dir, 'created-from.json');
+	let stamp;
+	try {
+		stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
+	} catch {}
+	if (stamp && stamp.installedAt === marker.installedAt && fs.existsSync(path.join(inst.tree, 'data', 'config-internal.php')) && fs.existsSync(path.join(inst.db, 'mysql')))
+		return false;
+	log(`creating the dev copy in ${inst.dir} (from the snapshot; kept between dev runs)`);
+	fs.rmSync(stampFile, { force: true });
+	try {
+		await copyTree(L.test.tree, inst.tree, { link: true });
+	} catch {
+		await copyTree(L.test.tree, inst.tree); // another file system: a real copy
+	}
+	// what EspoCRM writes to (entity manager, layouts) must not be shared with the test tree
+	for (const d of ['custom', path.join('client', 'custom')]) await copyTree(path.join(L.test.tree, d), path.join(inst.tree, d));
+	await copyTree(L.snapshot.data, path.join(inst.tree, 'data'));
+	await copyTree(L.snapshot.db, inst.db);
+	fs.writeFileSync(stampFile, JSON.stringify({ installedAt: marker.installedAt }) + '\n');
+	return true;
+}
+
+/**
+ * Starts EspoCRM: `instance` 'test' (restored from the snapshot: fresh data) or 'dev' (its kept copy; `fresh` restores
+ * it). Starts MariaDB, PHP's server (workers) and the SMTP sink. Resolves to
+ * {origin, apiBase, admin (client), keys, marker, smtp, runJob(name), timings, stop()}.
+ */
+async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, repo = n8nEnv.REPO_ROOT, phpPort } = {}) {
+	const marker = await ensureInstalled({ log, repo });
+	const L = layout();
+	const inst = L[instance];
+	const timings = {};
+	const releaseLock = await acquireLock(inst.lock, { log, what: `the EspoCRM ${instance} instance` });
+	const procs = new Processes(log);
+	const onExit = () => procs.killAllSync();
+	process.on('exit', onExit);
+	let smtp;
+	let stopped = false;
+	const stop = async () => {
+		if (stopped) return;
+		stopped = true;
+		await procs.stopAll({ timeoutMs: 15000 });
+		if (smtp) await smtp.close();
+		process.removeListener('exit', onExit);
+		releaseLock();
+	};
+	try {
+		await stopLeftovers(inst.run, inst.dir, log);
+		await stopStrays([inst.tree, inst.db, inst.run], log);
+		fs.mkdirSync(inst.run, { recursive: true });
+		let t = Date.now();
+		if (instance === 'dev') {
+			const created = await ensureDevCopy(L, marker, log);
+			if (fresh && !created) {
+				await copyTree(L.snapshot.data, path.join(inst.tree, 'data'));
+				await copyTree(L.snapshot.db, inst.db);
+			}
+		} else if (fresh) {
+			await Promise.all([copyTree(L.snapshot.data, path.join(inst.tree, 'data')), copyTree(L.snapshot.db, inst.db)]);
+		}
+		timings.restore = Date.now() - t;
+
+		t = Date.now();
+		smtp = await startSmtpSink({ port: 0 });
+		const db = await startMariadb(inst, procs, log);
+		const php = await startPhp(inst, procs, log, phpPort);
+		await setConfig(inst, {
+			'config.php': { siteUrl: php.origin, smtpServer: '127.0.0.1', smtpPort: smtp.port },
+			'config-internal.php': { database: { host: '127.0.0.1', port: String(db.port) } },
+		});
+		const admin = espoClient(php.origin, { username: ADMIN.username, password: ADMIN.password });
+		timings.firstRequest = await waitForApi(admin, php.child, procs, php.logFile);
+		timings.start = Date.now() - t;
+		log(`EspoCRM ${VERSION} (${instance}${fresh ? ', fresh data' : ''}) at ${php.origin}: restore ${timings.restore} ms, start ${timings.start} ms`);
+
+		const keys = {
+			admin: { ...ADMIN },
+			apiKey: { ...marker.apiKeyUser },
+			hmac: { ...marker.hmacUser },
+		};
+		return {
+			version: VERSION,
+			instance,
+			origin: php.origin,
+			apiBase: `${php.origin}/api/v1`,
+			tree: inst.tree,
+			admin,
+			keys,
+			marker,
+			smtp,
+			mailFrom: MAIL_FROM,
+			db,
+			timings,
+			logs: { php: php.logFile, mariadb: path.join(inst.run, 'mariadb.log') },
+			/** `php command.php run-job <Name>` in the tree (for example ProcessWebhookQueue). */
+			runJob: async (name) => {
+				const r = await exec('php', [...phpArgs(inst), 'command.php', 'run-job', name], { cwd: inst.tree, timeoutMs: 120000 });
+				if (r.code !== 0) throw new Error(`php command.php run-job ${name} exited with ${r.code}:\n${r.out.slice(-2000)}`);
+				return r.out;
+			},
+			/** A client for the API as one of the users: 'admin' | 'apiKey' | 'hmac'. */
+			client: (who) => espoClient(php.origin, who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey }),
+			stop,
+		};
+	} catch (e) {
+		await stop();
+		throw e;
+	}
+}
+
+module.exports = {
+	VERSION,
+	ADMIN,
+	cacheBase,
+	layout,
+	findTarball,
+	tarballMissingMessage,
+	ensureInstalled,
+	startEspo,
+	defaultLog,
+};
+
+if (require.main === module) {
+	// node scripts/espocrm/espocrm.js [--dev] : install if needed, start, print, wait for Ctrl-C
+	const dev = process.argv.includes('--dev');
+	startEspo({ instance: dev ? 'dev' : 'test' }).then(
+		(e) => {
+			console.log(JSON.stringify({ origin: e.origin, admin: e.keys.admin, apiKey: e.keys.apiKey.apiKey, hmac: e.keys.hmac, smtpPort: e.smtp.port, timings: e.timings }, null, 2));
+			const bye = () => e.stop().then(() => process.exit(0));
+			process.on('SIGINT', bye);
+			process.on('SIGTERM', bye);
+		},
+		(err) => {
+			console.error(err.message);
+			process.exit(1);
+		},
+	);
+}
