@@ -277,7 +277,7 @@ describe('labels as the CRM shows them (EspoCRM)', () => {
 	});
 
 	test('without labels (the server refuses /I18n) the lists show names', async () => {
-		bed.sandbox.faults.i18nFailure = true;
+		bed.sandbox.faults.i18nFailure = { status: 403 };
 		const contact = await list('getFields');
 		expect(contact).toEqual(expect.arrayContaining([{ name: 'doNotCall', value: 'doNotCall' }]));
 	});

@@ -82,9 +82,18 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			expect(result.error).toBeUndefined();
 			expect(result.json.map((json) => json.lastName)).toEqual(['L029', 'L028', 'L027', 'L026', 'L025']);
 			const requests = bed.received();
-			expect(requests).toHaveLength(1);
-			expect(requests[0].path).toBe(`/Account/${account.id}/contacts`);
-			expect(requests[0].query).toEqual({ maxSize: '5', offset: '0', orderBy: 'lastName', order: 'desc' });
+			const list = { maxSize: '5', offset: '0', orderBy: 'lastName', order: 'desc' };
+			if (dialect === 'standard') {
+				expect(requests).toHaveLength(1);
+				expect(requests[0].query).toEqual(list);
+			} else {
+				// EspoCRM answers a related list without select with little more than IDs: the node asks for every
+				// field of the related type, from the metadata.
+				expect(requests.map((request) => request.path)).toEqual(['/Metadata', `/Account/${account.id}/contacts`]);
+				expect(requests[1].query).toMatchObject(list);
+				expect(String(requests[1].query.select).split(',')).toEqual(expect.arrayContaining(['id', 'firstName', 'lastName', 'emailAddress', 'accountId', 'createdAt']));
+			}
+			expect(requests.at(-1)?.path).toBe(`/Account/${account.id}/contacts`);
 		});
 
 		test('Link sends {id} for one related record and {ids} for several, one output item per input item', async () => {

@@ -255,6 +255,8 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 		case 'enum':
 		case 'enumInt':
 		case 'enumFloat':
+			// EspoCRM lists some generated attributes (a currency's …Currency) as enums without options: free text then.
+			if (!definition.options?.length) return [one('string')];
 			return [
 				one('options', {
 					options: (definition.options ?? []).map((value) => ({ name: labels.option(scope, field, value), value })),
@@ -289,6 +291,18 @@ function attributesOfEntity(scope: string, fields: Record<string, FieldDef>, lab
 		);
 	// EspoCRM lists some attributes also as fields of their own (an address's parts): each is offered once.
 	return [...new Map(attributes.map((attribute) => [attribute.name, attribute])).values()];
+}
+
+/**
+ * Every attribute of the records a relationship leads to, as a list query's `select`: EspoCRM 8 answers a list of
+ * related records without `select` with little more than their IDs. Undefined when the metadata does not say.
+ */
+export function relatedRecordSelect(metadata: IDataObject, entityType: string, link: string): string | undefined {
+	const defs = (metadata as Metadata).entityDefs ?? {};
+	const foreign = defs[entityType]?.links?.[link]?.entity;
+	const fields = foreign ? defs[foreign]?.fields : undefined;
+	if (!foreign || !fields) return undefined;
+	return [...new Set(['id', ...attributesOfEntity(foreign, fields, new Labels()).map((attribute) => attribute.name)])].join(',');
 }
 
 /** The interface's own fields for a Standard server: only those the chosen entity type has. */

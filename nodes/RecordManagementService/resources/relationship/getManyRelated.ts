@@ -1,18 +1,29 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { forEachItem } from '../../shared/customOperations';
+import { dialectOf } from '../../shared/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/filters';
+import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
-import { listRecords } from '../../shared/transport';
+import { apiRequest, listRecords } from '../../shared/transport';
+import { entityTypeOf, linkOf } from '../../shared/validation';
 
-/** GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. */
+/**
+ * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers such a list without
+ * Fields to Return with little more than the records' IDs: the node then asks for every field of the related type,
+ * as its metadata (read once per run) lists them.
+ */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await forEachItem(this, async (item) =>
-		await listRecords(
-			this,
-			item.index,
-			{ url: pathOf(item, '/{entityType}/{recordId}/{link}'), qs: listQueryOf(item) },
-			wantedRecords(item),
-		),
-	);
+	let metadata: Promise<IDataObject> | undefined;
+	const readMetadata = async () => await (metadata ??= apiRequest(this, 0, { method: 'GET', url: '/Metadata' }));
+	const espocrm = (await dialectOf(this)) === 'espocrm';
+	return await forEachItem(this, async (item) => {
+		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
+		const qs = listQueryOf(item);
+		if (espocrm && qs.select === undefined) {
+			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
+			if (select) qs.select = select;
+		}
+		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}/{recordId}/{link}', target), qs }, wantedRecords(item));
+	});
 }
