@@ -142,15 +142,39 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 			await trigger.activate();
 			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', title: 'Before' });
 			await bed.sandbox.webhooks.deliver();
+			await trigger.idle();
 			bed.sandbox.store.update('Contact', created.id, { title: 'After' });
 			await bed.sandbox.webhooks.deliver();
+			await trigger.idle();
 			bed.sandbox.store.delete('Contact', created.id);
 			await bed.sandbox.webhooks.deliver();
+			await trigger.idle();
 			expect(trigger.answers).toEqual([200, 200, 200]);
 			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'Before' })]);
 			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'After' })]);
 			expect(trigger.started[2]).toEqual([{ id: created.id, deleted: true }]);
 		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('the delivery is answered before the records are read: a slow server cannot make EspoCRM deliver twice', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['update'] });
+		try {
+			await trigger.activate();
+			const contacts = Array.from({ length: 10 }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'S', lastName: `N${n}` }));
+			for (const contact of contacts) bed.sandbox.store.update('Contact', contact.id, { title: 'Changed' });
+			// Each read takes 1.5 s (the first alone, then 5 at a time): over 4 s for the batch; EspoCRM waits 1 s here.
+			bed.sandbox.faults.latencyMs = 1500;
+			bed.sandbox.webhooks.config.timeoutMs = 1000;
+			const report = await bed.sandbox.webhooks.deliver();
+			expect(report.statuses).toEqual([200]);
+			expect(bed.sandbox.webhooks.deliveries).toHaveLength(1);
+			await trigger.idle();
+			expect(trigger.started).toHaveLength(1);
+			expect(trigger.started[0].map((record) => record.title)).toEqual(contacts.map(() => 'Changed'));
+		} finally {
+			bed.sandbox.webhooks.config.timeoutMs = 10_000;
 			await trigger.close();
 		}
 	});
@@ -161,6 +185,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 			await trigger.activate();
 			const created = Array.from({ length: 120 }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'B', lastName: `N${n}` }));
 			await bed.sandbox.webhooks.deliver();
+			await trigger.idle();
 			expect(trigger.started.map((items) => items.length)).toEqual([50, 50, 20]);
 			expect(trigger.started.flat().map((record) => record.id).sort()).toEqual(ids(created).sort());
 		} finally {

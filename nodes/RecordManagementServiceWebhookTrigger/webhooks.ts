@@ -152,6 +152,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		response.status(400).end();
 		return { noWebhookResponse: true };
 	}
+	// EspoCRM waits 10 seconds for the answer, then delivers the batch again: answer before reading any record.
+	response.status(200).end();
 	const [entityType, action] = webhook.event.split('.');
 	const items: INodeExecutionData[] = new Array(records.length);
 	const fullRecord = action !== 'create' && action !== 'delete' && this.getNodeParameter('includeFullRecord', true) === true;
@@ -165,15 +167,18 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 			items[index] = { json: record };
 		}
 	});
-	return { workflowData: [items] };
+	return { noWebhookResponse: true, workflowData: [items] };
 }
 
-/** The whole record that an update names (EspoCRM sends only what changed); a record deleted since says so. */
+/**
+ * The whole record that an update names (EspoCRM sends only what changed). The delivery is already answered, so a
+ * record that cannot be read still starts the workflow, with what changed and why it is not whole.
+ */
 async function readRecord(context: IWebhookFunctions, entityType: string, changed: IDataObject): Promise<IDataObject> {
 	try {
 		return await apiRequest(context, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}` });
 	} catch (error) {
 		if (readFailure(error).status === 404) return { ...changed, deleted: true };
-		throw asNodeError(context.getNode(), error);
+		return { ...changed, fullRecordError: asNodeError(context.getNode(), error).message };
 	}
 }

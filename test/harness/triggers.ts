@@ -65,11 +65,14 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 	const staticData: IDataObject = {};
 	const started: IDataObject[][] = [];
 	const answers: number[] = [];
+	const handling = new Set<Promise<void>>();
 	const server = http.createServer((request, response) => {
 		const chunks: Buffer[] = [];
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
-			void handle(request, response, Buffer.concat(chunks));
+			// The node answers a delivery before it has read the records: tests wait for the whole handling.
+			const done = handle(request, response, Buffer.concat(chunks)).finally(() => handling.delete(done));
+			handling.add(done);
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -102,6 +105,7 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 				return express;
 			},
 		});
+		response.on('finish', () => answers.push(response.statusCode));
 		additionalData.httpRequest = request as never;
 		additionalData.httpResponse = express as never;
 		try {
@@ -116,7 +120,6 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 			response.writeHead(500);
 			response.end(String((error as Error).message));
 		}
-		answers.push(response.statusCode);
 		keep(workflow);
 	}
 
@@ -135,6 +138,10 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 		started,
 		/** The status the endpoint answered to each delivery. */
 		answers,
+		/** Resolves when every delivery received so far has been handled (its execution started or refused). */
+		idle: async () => {
+			while (handling.size > 0) await Promise.all([...handling]);
+		},
 		async activate() {
 			if (!(await hook('checkExists'))) await hook('create');
 		},
