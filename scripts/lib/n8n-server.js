@@ -44,8 +44,12 @@
  *   snapshotPackage(repo, dest)  the built package copied, its listed files checked
  *   setupOwner(baseUrl, owner?), login(baseUrl, owner?) → { cookie, owner }; DEFAULT_OWNER
  *   getWorkflow, activateWorkflow, deactivateWorkflow (baseUrl, cookie, id)
+ *   publicationStatus(baseUrl, cookie, id), waitForPublication(baseUrl, cookie, id, { published, timeoutMs, proc }):
+ *                        publishing and unpublishing take effect asynchronously in 2.41.1 (see there)
  *   waitForWebhook(baseUrl, path, { method, timeoutMs, proc }) → { url, waitedMs }
  *   listExecutions(baseUrl, cookie, { workflowId, max }) → [{ id, status, ... }]
+ *   getExecution(baseUrl, cookie, id, { n8nBin }) → { id, status, mode, finished, data }: one execution with its run
+ *                        data (n8n stores it `flatted`; n8nBin = p.n8nBin finds n8n's own copy of that module)
  *   request(method, url, { body, cookie, headers, timeoutMs, agent }) → { status, headers, text, json, ms }
  *   waitFor(what, fn, { timeoutMs, intervalMs, proc }), freePort(), isListening(port), sleep(ms), tailFile(file, n)
  *
@@ -590,6 +594,48 @@ async function deactivateWorkflow(baseUrl, cookie, id) {
 }
 
 /**
+ * GET /rest/workflows/:id/publication-status (n8n 2.41.1): publishing is carried out asynchronously by the main
+ * instance (the "workflow publication service": an outbox in the database, drained on a wake-up through Redis or
+ * every 15 s), so the activate and deactivate calls return before the triggers are set up or removed.
+ * Resolves { status: 'in_progress' | 'not_published' | 'published' | 'partial' | 'failed', liveVersionId,
+ * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }.
+ */
+async function publicationStatus(baseUrl, cookie, id) {
+	const r = await request('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/publication-status`, { cookie });
+	if (r.status !== 200 || !r.json) throw new Error(`GET publication-status of ${id}: ${r.status} ${r.text.slice(0, 300)}`);
+	return r.json.data || r.json;
+}
+
+/**
+ * Waits until a workflow's triggers are set up (`published: true`, status 'published') or removed (`published:
+ * false`, status 'not_published'); fails at once on 'failed' or 'partial', with the triggers' error messages.
+ * Resolves the status and how long it took.
+ */
+async function waitForPublication(baseUrl, cookie, id, { published = true, timeoutMs = 60000, proc } = {}) {
+	const t0 = Date.now();
+	const wanted = published ? 'published' : 'not_published';
+	let last;
+	await waitFor(
+		`workflow ${id} ${wanted}`,
+		async () => {
+			try {
+				last = await publicationStatus(baseUrl, cookie, id);
+			} catch (e) {
+				return false;
+			}
+			if (published && (last.status === 'failed' || last.status === 'partial')) return true;
+			return last.status === wanted;
+		},
+		{ timeoutMs, intervalMs: 200, proc },
+	);
+	if (last.status !== wanted) {
+		const why = (last.triggers || []).map((t) => `${t.nodeId}: ${t.status}${t.errorMessage ? ` (${t.errorMessage})` : ''}`).join('; ');
+		throw new Error(`publishing workflow ${id} ended "${last.status}": ${why}`);
+	}
+	return { ...last, waitedMs: Date.now() - t0 };
+}
+
+/**
  * Waits until the production webhook `path` (as set in the Webhook node; `/webhook/` is added) answers `method`.
  * Polls with OPTIONS + Origin, which n8n answers from its webhook registry without running anything.
  */
@@ -633,6 +679,24 @@ async function listExecutions(baseUrl, cookie, { workflowId, max = 10000 } = {})
 	return [...byId.values()];
 }
 
+/**
+ * One execution as n8n recorded it: GET /rest/executions/:id, its run data parsed with the `flatted` module of the
+ * n8n install (`n8nBin`: p.n8nBin of ensureN8n()). Resolves { id, status, mode, finished, startedAt, stoppedAt,
+ * data: { resultData: { runData, error, lastNodeExecuted }, ... } }: `data.resultData.runData[node][run].data.main`
+ * holds each output's items, as `n8n execute` prints them.
+ */
+async function getExecution(baseUrl, cookie, id, { n8nBin } = {}) {
+	const r = await request('GET', `${baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
+	if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
+	const e = r.json.data || r.json;
+	let data = e.data || {};
+	if (typeof data === 'string') {
+		if (!n8nBin) throw new Error('getExecution: n8nBin is needed to parse the run data (n8n stores it with `flatted`)');
+		data = require(path.resolve(n8nBin, '..', '..', '..', 'flatted')).parse(data);
+	}
+	return { id: String(e.id), status: e.status, mode: e.mode, finished: e.finished, startedAt: e.startedAt, stoppedAt: e.stoppedAt, data };
+}
+
 module.exports = {
 	Processes,
 	Proc,
@@ -653,6 +717,9 @@ module.exports = {
 	getWorkflow,
 	activateWorkflow,
 	deactivateWorkflow,
+	publicationStatus,
+	waitForPublication,
 	waitForWebhook,
 	listExecutions,
+	getExecution,
 };

@@ -10,14 +10,17 @@
  *      request the sandbox records names the n8n process that sent it
  *   5. credential + workflows (test/queue/) imported with the n8n CLI, main (`n8n start`) and two workers
  *      (`n8n worker`), owner account, workflows published through the REST API, production webhooks awaited
- *   6. the scenarios of scenarios.js, a table of the figures, "N passed, N failed, N skipped"
+ *   6. the scenarios of scenarios.js (4a-4c publish their own workflows), a table of the figures,
+ *      "N passed, N failed, N skipped"
  *   7. everything stopped (exact process groups), also on failure and on Ctrl-C / SIGTERM
  *
  * Options: --no-build (use dist/ as it is); QUEUE_ONLY=<substring of a scenario key> (first-use, token-revoked,
- * faults; the scenarios run in that order and share the stored token); RMS_QUEUE_KEEP=1 keeps the scratch folder
+ * faults, polling-trigger, webhook-trigger, email-attachments; the scenarios run in that order and share the stored
+ * token); RMS_QUEUE_KEEP=1 keeps the scratch folder
  * (it is always kept when something fails); RMS_QUEUE_DIR=<folder> puts the scratch folder there (every parent must
  * be searchable by other users: Postgres runs as "postgres"); RMS_QUEUE_VERBOSE=1 prints the n8n logs' tails;
- * RMS_QUEUE_PACKAGE=<folder> loads the package from another checkout, built there (no build here).
+ * RMS_QUEUE_PACKAGE=<folder> loads the package from another checkout, built there (no build here);
+ * RMS_QUEUE_BINARY_DATA_MODE=filesystem|default (instead of database) shows what scenario 4c needs.
  */
 
 const fs = require('fs');
@@ -118,7 +121,8 @@ async function main() {
 		const pkgCopy = path.join(scratch, 'package');
 		srv.snapshotPackage(packageDir, pkgCopy);
 		const common = {
-			...srv.queueEnv({ redis, postgres }),
+			// RMS_QUEUE_BINARY_DATA_MODE: another binary data mode, to see what it breaks (scenario 4c); default database
+			...srv.queueEnv({ redis, postgres, binaryDataMode: process.env.RMS_QUEUE_BINARY_DATA_MODE || 'database' }),
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
 			N8N_LOG_LEVEL: 'info',
 			// n8n 2.x prunes executions; keep them all for the checks
@@ -187,6 +191,36 @@ async function main() {
 			},
 			main,
 			cookie,
+			/**
+			 * One execution as n8n recorded it (GET /rest/executions/:id, its run data parsed with n8n's own `flatted`):
+			 * { id, status, mode, error (message or undefined), items: { nodeName: items output }, errors: { nodeName: message } }.
+			 */
+			async execution(id) {
+				const r = await srv.request('GET', `${main.baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
+				if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
+				const e = r.json.data || r.json;
+				const flatted = require(path.resolve(p.n8nBin, '..', '..', '..', 'flatted'));
+				const data = typeof e.data === 'string' ? flatted.parse(e.data) : e.data || {};
+				const result = (data && data.resultData) || {};
+				const items = {};
+				const errors = {};
+				for (const [node, runs] of Object.entries(result.runData || {})) {
+					items[node] = runs.reduce((n, run) => n + ((run.data && run.data.main && run.data.main[0]) || []).length, 0);
+					const failed = runs.find((run) => run.error);
+					if (failed) errors[node] = failed.error.message + (failed.error.description ? ` (${failed.error.description})` : '');
+				}
+				return { id: String(e.id), status: e.status, mode: e.mode, error: result.error && result.error.message, items, errors };
+			},
+			/** Runs one SQL statement in n8n's database (psql -tA): resolves { code, out }. */
+			sql: (statement) => postgres.psql(statement, 'n8n'),
+			/** Executions the main instance put on the queue, from its log ("Enqueued execution 12 (job 7)"). */
+			enqueuedByMain: () => new Set([...main.logText().matchAll(/Enqueued execution (\S+) \(job/g)].map((m) => m[1])),
+			/** Which worker finished each execution, from the workers' logs (restarted ones included): { id: name }. */
+			finishedBy() {
+				const out = {};
+				for (const w of current.workers) for (const id of workerExecutions(w)) out[id] = w.name;
+				return out;
+			},
 			onSandboxRequest(fn) {
 				hooks.add(fn);
 				return () => hooks.delete(fn);
@@ -326,8 +360,8 @@ function printTable(results, workers, timings) {
 		f.split ? names.map((n) => f.split[n] || 0).join('/') : '-',
 		fmt(f.auth),
 		fmt(f.unauthorized),
-		secs(f.ms) + (f.restartMs ? ` (restart ${secs(f.restartMs)})` : ''),
-		`${secs(f.p50)}/${secs(f.p95)}`,
+		f.ms === undefined ? '-' : secs(f.ms) + (f.restartMs ? ` (restart ${secs(f.restartMs)})` : ''),
+		f.p50 === undefined ? '-' : `${secs(f.p50)}/${secs(f.p95)}`,
 	]);
 	const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
 	const line = (cols) => cols.map((c, i) => c.padEnd(widths[i])).join('  ');
@@ -335,6 +369,7 @@ function printTable(results, workers, timings) {
 	console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 	for (const l of lines) console.log(line(l));
 	for (const f of rows) if (f.records !== undefined) console.log(`  ${f.scenario}: ${f.records} records, ${f.creates} POST /Contact, refused ${JSON.stringify(f.refused)}`);
+	for (const f of rows) for (const d of f.details || []) console.log(`  ${f.scenario.split(' ')[0]}: ${d}`);
 	console.log(
 		`\nsetup: packages ${secs(timings.packages || 0)}, n8n cache + build ${secs(timings.n8nAndBuild || 0)}, Redis + Postgres ${secs(
 			timings.services || 0,
