@@ -15,6 +15,7 @@
  * Env: N8N_PORT (5678), SANDBOX_PORT (8787), RMS_DEV_FOLDER (n8n user folder), RMS_DEV_VERBOSE=1 (n8n log to the terminal),
  *      RMS_DEV_RESET=1 (start with a new user folder).
  * Flags: --check  start, verify through the REST API, stop (used to test this script); --no-build;
+ *        --no-watch  build once instead of rebuilding on every change (see livePackage below);
  *        --espocrm  a real EspoCRM 8.1.5 instead of the sandbox (espocrmDev below, test/espocrm/README.md).
  */
 
@@ -140,6 +141,79 @@ function tail(file, n = 40) {
 	}
 }
 
+const watching = !process.argv.includes('--no-watch') && !process.argv.includes('--check');
+
+/**
+ * The package as the dev n8n loads it: a real folder in n8n's community nodes folder, holding package.json and a copy
+ * of dist/. n8n's hot reload (N8N_DEV_RELOAD) watches that folder and reloads the package when a file in it changes;
+ * it follows no symlink, and keeps loaded modules by their real path, so a link to the repository would not reload.
+ */
+function livePackage(userFolder) {
+	env.prepareUserFolder(userFolder);
+	const folder = path.join(userFolder, '.n8n', 'nodes', 'node_modules', env.PACKAGE_NAME);
+	fs.rmSync(folder, { recursive: true, force: true });
+	fs.mkdirSync(folder, { recursive: true });
+	fs.copyFileSync(path.join(REPO, 'package.json'), path.join(folder, 'package.json'));
+	const sync = () => fs.cpSync(path.join(REPO, 'dist'), path.join(folder, 'dist'), { recursive: true, force: true });
+	sync();
+	return { folder, sync };
+}
+
+/**
+ * Builds the package and, unless --no-watch, keeps rebuilding it: TypeScript in watch mode, and the icons and codex
+ * files copied again when one changes. `ready` resolves after the first complete build. Each later build is copied
+ * into the live package (set by `into`), which n8n then reloads: a change shows in the editor within seconds.
+ */
+async function buildAndWatch() {
+	if (!watching) {
+		if (!process.argv.includes('--no-build')) {
+			log('npm run build');
+			await env.runNpm(['run', 'build']);
+		}
+		return { into() {} };
+	}
+	let target;
+	let first;
+	const firstBuild = new Promise((resolve, reject) => (first = { resolve, reject }));
+	const copyAssets = () => env.run(process.execPath, [path.join(REPO, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build:icons'], { cwd: REPO, label: 'copy icons' });
+	log('building, then rebuilding on every change (tsc --watch)');
+	fs.rmSync(path.join(REPO, 'dist'), { recursive: true, force: true });
+	const tsc = startChild('tsc --watch', process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
+		cwd: REPO,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	let output = '';
+	tsc.stdout.on('data', async (chunk) => {
+		output += chunk.toString();
+		const done = /Found (\d+) errors?\. Watching for file changes/.exec(output);
+		if (!done) return;
+		const report = output;
+		output = '';
+		if (done[1] !== '0') {
+			console.log(`[dev] the build failed; the editor keeps the last good one:\n${report.split('\n').filter((l) => /error TS/.test(l)).join('\n')}`);
+			return first.reject(new Error('the first build failed'));
+		}
+		if (!target) {
+			await copyAssets();
+			return first.resolve();
+		}
+		target.sync();
+		log('rebuilt: n8n reloads the node (reopen the node in the editor to see the change)');
+	});
+	fs.watch(path.join(REPO, 'nodes'), { recursive: true }, async (_event, file) => {
+		if (!target || !/\.(svg|png|json)$/.test(String(file))) return;
+		await copyAssets().catch(() => {});
+		target.sync();
+		log(`${file} copied: n8n reloads the node`);
+	});
+	await firstBuild;
+	return {
+		into(live) {
+			target = live;
+		},
+	};
+}
+
 async function main() {
 	const checkMode = process.argv.includes('--check');
 	const t0 = Date.now();
@@ -149,16 +223,13 @@ async function main() {
 		await env.runNpm(['ci', '--no-audit', '--no-fund']);
 	}
 	const p = await env.ensureN8n();
-	if (!process.argv.includes('--no-build')) {
-		log('npm run build');
-		await env.runNpm(['run', 'build']);
-	}
+	const build = await buildAndWatch();
 
 	// persistent user folder
 	const userFolder = process.env.RMS_DEV_FOLDER ? path.resolve(process.env.RMS_DEV_FOLDER) : path.join(p.root, 'dev-user-folder');
 	if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
-	env.prepareUserFolder(userFolder);
+	build.into(livePackage(userFolder));
 	const stateFile = path.join(userFolder, 'rms-dev-state.json');
 	// what was imported into n8n's database (forgotten when the database is gone)
 	const hasDb = fs.existsSync(path.join(userFolder, '.n8n', 'database.sqlite'));
@@ -196,6 +267,7 @@ async function main() {
 		N8N_EDITOR_BASE_URL: `http://localhost:${n8nPort}`,
 		N8N_LOG_OUTPUT: 'console',
 		N8N_RUNNERS_BROKER_PORT: String(await pickPort(n8nPort + 1)),
+		N8N_DEV_RELOAD: String(watching),
 	});
 
 	// credential (again when the sandbox port changed) and example workflow (once: the user may edit it)
@@ -288,7 +360,9 @@ async function main() {
 			` node:         search for "Record Management Service" in the nodes panel`,
 			` logs:         ${n8nLog}`,
 			'',
-			' After changing the node: npm run build in another terminal, then restart npm run dev.',
+			watching
+				? ' Changes to the node are rebuilt and reloaded by n8n within seconds: reopen the node to see them.'
+				: ' After changing the node: npm run build in another terminal, then restart npm run dev.',
 			' Ctrl-C stops n8n and the sandbox.',
 			'==========================================================================',
 			'',
@@ -379,11 +453,11 @@ async function espocrmDev() {
 	try {
 		if (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'tsc'))) await env.runNpm(['ci', '--no-audit', '--no-fund']);
 		const p = await env.ensureN8n();
-		if (!process.argv.includes('--no-build')) await env.runNpm(['run', 'build']);
+		const build = await buildAndWatch();
 		const userFolder = process.env.RMS_DEV_FOLDER ? path.resolve(process.env.RMS_DEV_FOLDER) : path.join(p.root, 'dev-user-folder');
 		if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
 		fs.mkdirSync(userFolder, { recursive: true });
-		env.prepareUserFolder(userFolder);
+		build.into(livePackage(userFolder));
 		const n8nPort = await pickPort(Number(process.env.N8N_PORT || 5678));
 		const n8nEnv = env.n8nEnv(userFolder, {
 			N8N_PORT: String(n8nPort),
@@ -391,6 +465,7 @@ async function espocrmDev() {
 			N8N_PROTOCOL: 'http',
 			N8N_EDITOR_BASE_URL: `http://localhost:${n8nPort}`,
 			N8N_RUNNERS_BROKER_PORT: String(await pickPort(n8nPort + 1)),
+			N8N_DEV_RELOAD: String(watching),
 		});
 		espo = await espoReady;
 		const creds = credentialFiles(espo.origin, espo.keys);
@@ -421,10 +496,13 @@ async function espocrmDev() {
 				`               outgoing mail goes to an SMTP sink that prints it here`,
 				` credentials:  ${creds.map((c) => `"${c.name}"`).join(', ')}`,
 				` logs:         ${n8nLog}, ${espo.logs.php}`,
+				watching ? ' Changes to the node are rebuilt and reloaded by n8n within seconds: reopen the node to see them.' : '',
 				' Ctrl-C stops n8n and EspoCRM.',
 				'==========================================================================',
 				'',
-			].join('\n'),
+			]
+				.filter((line, index) => line !== '' || index === 0)
+				.join('\n'),
 		);
 		let printed = 0;
 		setInterval(() => {
