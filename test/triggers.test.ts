@@ -90,6 +90,19 @@ describe('Record Management Service Trigger (polling)', () => {
 		expect(all.sort()).toEqual([...ids(before), during.id].sort());
 	});
 
+	test('a poll that starts while the last one still runs is skipped: no record comes twice', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		await trigger.poll();
+		const created = Array.from({ length: 5 }, () => contact());
+		bed.sandbox.faults.latencyMs = 100;
+		const [first, overlapping] = await Promise.all([trigger.poll(), trigger.poll()]);
+		expect(ids(first)).toEqual(ids(created));
+		expect(overlapping).toBeNull();
+		bed.sandbox.faults.latencyMs = 0;
+		expect(await trigger.poll()).toBeNull();
+	});
+
 	test('conditions filter the records, and the workflow time zone changes nothing', async () => {
 		contact();
 		const trigger = pollingTrigger(

@@ -21,6 +21,13 @@ interface PollState {
 /** Pages overlap by this many records, so that records deleted during a poll cannot shift one past unread. */
 const OVERLAP = 10;
 
+/**
+ * The triggers polling now in this process. n8n starts the next poll on time even when the last one has not ended;
+ * both would read the same state and emit the same records. Polls run on one n8n process (main, or the leader of
+ * several), so this is no state another process needs.
+ */
+const polling = new Set<string>();
+
 /** When a record was created or last changed, as an instant (the server writes UTC; the interface's spec, ISO). */
 function changedAt(record: IDataObject, attribute: string): number | undefined {
 	return readMoment(record[attribute], 'UTC')?.toMillis();
@@ -51,6 +58,18 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 		return newest ? [[{ json: newest }]] : null;
 	}
 
+	const key = `${context.getWorkflow().id}:${context.getNode().id}`;
+	if (polling.has(key)) return null;
+	polling.add(key);
+	try {
+		return await pollSince(context, url, qs, attribute);
+	} finally {
+		polling.delete(key);
+	}
+}
+
+/** One poll: the records changed since the state the last poll left. */
+async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, attribute: string): Promise<INodeExecutionData[][] | null> {
 	const state = context.getWorkflowStaticData('node') as PollState;
 	const since = state.since;
 	const seen = new Set(state.seenAtSince ?? []);

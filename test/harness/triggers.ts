@@ -49,8 +49,8 @@ export function pollingTrigger(store: CredentialStore, parameters: IDataObject, 
 			const context = new PollContext(workflow, node, additionalDataFor(store), mode, 'activate');
 			const type = nodeTypes.getByNameAndVersion(POLL_TRIGGER_TYPE) as INodeType;
 			const output = await type.poll!.call(context);
-			// n8n keeps what the poll wrote into the node's static data (it commits it with the emitted items).
-			Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+			// n8n saves the static data when the poll changed it (it commits it with the emitted items).
+			if (workflow.staticData.__dataChanged) Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
 			return output ? output[0].map((item: INodeExecutionData) => item.json) : null;
 		},
 	};
@@ -93,7 +93,9 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 		} as unknown as IWebhookData;
 		return { workflow, node, additionalData, type, webhookData };
 	};
-	const keep = (workflow: Workflow) => Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+	const keep = (workflow: Workflow) => {
+		if (workflow.staticData.__dataChanged) Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+	};
 
 	async function handle(request: http.IncomingMessage, response: http.ServerResponse, body: Buffer) {
 		const { workflow, node, additionalData, type, webhookData } = contextParts();
