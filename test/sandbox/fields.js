@@ -2,7 +2,7 @@
 'use strict';
 
 const { ENTITY_DEFS, APP_CONFIG, REG_EXP_PATTERNS, getAttributes } = require('./metadata');
-const { ApiError, validationError, parseDate, parseStrictDateTime, parseDateTime } = require('./util');
+const { validationError, phpError, parseDate, parseStrictDateTime, parseDateTime } = require('./util');
 
 /**
  * How EspoCRM 8.1.5 takes written values: first the ORM sets each attribute, converting it by attribute type
@@ -100,7 +100,7 @@ function toEntityValue(a, input) {
     default:
       // varchar-like columns: PHP keeps scalars; an array or object reaching mb_strlen or the database is a
       // TypeError, an error 500 without a reason.
-      if (typeof input === 'object') throw new ApiError(500, '');
+      if (typeof input === 'object') throw phpError(500);
       return typeof input === 'string' ? input : String(input);
   }
 }

@@ -2,7 +2,7 @@
 'use strict';
 
 const { ENTITY_DEFS, APP_CONFIG, isEntityType, buildMetadata } = require('./metadata');
-const { ApiError, formatDateTime } = require('./util');
+const { ApiError, validationError, formatDateTime } = require('./util');
 const { runList, listParamsFromQuery, compileWhere } = require('./where');
 
 /**
@@ -28,6 +28,14 @@ const header = (ctx, name) => {
 const skipDuplicateCheck = (ctx) => String(header(ctx, 'x-skip-duplicate-check') || '').toLowerCase() === 'true';
 /** @param {Ctx} ctx */
 const unknownTypeStatus = (ctx) => (ctx.dialect === 'standard' ? 400 : 500);
+/** EspoCRM's rules for lists, record shapes and errors: the 'espocrm' and 'both' dialects. @param {Ctx} ctx */
+const espo = (ctx) => ctx.dialect !== 'standard';
+/** The write options of a request: who makes the change. @param {Ctx} ctx */
+const by = (ctx) => ({ userId: ctx.user.id });
+/** The list parameters came as searchParams JSON (their types kept). @param {Ctx} ctx */
+const fromJson = (ctx) => typeof ctx.query.searchParams === 'string' && ctx.query.searchParams !== '';
+/** A read's record: `full`, with isFollowed for the caller. @param {Ctx} ctx @param {string} entityType @param {any} raw */
+const readOutput = (ctx, entityType, raw) => ctx.store.output(entityType, raw, 'full', undefined, ctx.user.id);
 /** @param {unknown} body @returns {Record<string, any>} */
 function objectBody(body) {
   if (body === null || body === undefined) return {};
@@ -46,15 +54,23 @@ function list(ctx, entityType) {
   return runList({
     store: ctx.store, entityType, records: ctx.store.table(entityType).values(),
     params: listParamsFromQuery(ctx.query), noTotal: String(header(ctx, 'x-no-total') || '').toLowerCase() === 'true',
-    unknownTypeStatus: unknownTypeStatus(ctx),
+    unknownTypeStatus: unknownTypeStatus(ctx), espo: espo(ctx), fromJson: fromJson(ctx), viewerId: ctx.user.id,
   });
 }
 
-/** @param {Ctx} ctx @param {string} entityType @param {string} id */
+/**
+ * A read. EspoCRM keeps deleted records (marked deleted) and an admin still reads them, with `deleted: true`
+ * (Record\Service::getEntity → getEntityEvenDeleted); other users get 404.
+ * @param {Ctx} ctx @param {string} entityType @param {string} id
+ */
 function read(ctx, entityType, id) {
   const raw = ctx.store.table(entityType).get(id);
-  if (!raw) throw notExists(id);
-  return ctx.store.output(entityType, raw, 'full');
+  if (!raw) {
+    const deleted = espo(ctx) && ctx.user.isAdmin ? ctx.store.deletedRecord(entityType, id) : undefined;
+    if (deleted) return deleted;
+    throw notExists(id);
+  }
+  return readOutput(ctx, entityType, raw);
 }
 
 /** @param {Ctx} ctx @param {string} entityType @param {Record<string, unknown>[]} candidates @returns {never | void} */
@@ -62,7 +78,8 @@ function refuseDuplicates(ctx, entityType, candidates) {
   if (skipDuplicateCheck(ctx)) return;
   for (const values of candidates) {
     const dups = ctx.store.findDuplicates(entityType, values);
-    if (dups.length) throw new ApiError(409, 'duplicate', dups.map((r) => ctx.store.output(entityType, r, 'full')));
+    // EspoCRM finds them with a list query: list items (Record\Service::processDuplicateCheck).
+    if (dups.length) throw new ApiError(409, 'duplicate', dups.map((r) => ctx.store.output(entityType, r, espo(ctx) ? 'list' : 'full', undefined, ctx.user.id)));
   }
 }
 
@@ -75,8 +92,17 @@ function create(ctx, entityType) {
   const prepared = ctx.store.prepareCreate(entityType, body, {});
   ctx.store.checkLinks(entityType, prepared, null);
   refuseDuplicates(ctx, entityType, [prepared.values]);
-  const raw = ctx.store.insert(entityType, body, {}, prepared);
-  return ctx.store.output(entityType, raw, 'create');
+  const raw = ctx.store.insert(entityType, body, by(ctx), prepared);
+  return createReply(ctx, entityType, raw);
+}
+
+/**
+ * The create reply: EspoCRM's (espoCreate) in the 'espocrm' and 'both' dialects, the attributes that were set in
+ * the standard one (server-behaviour.md).
+ * @param {Ctx} ctx @param {string} entityType @param {any} raw
+ */
+function createReply(ctx, entityType, raw) {
+  return ctx.store.output(entityType, raw, espo(ctx) ? 'espoCreate' : 'create', undefined, ctx.user.id);
 }
 
 const ATTACHMENT_FIELD_TYPES = { Attachment: ['file', 'image', 'attachmentMultiple'], 'Inline Attachment': ['wysiwyg'] };
@@ -112,10 +138,10 @@ function createAttachment(ctx, body) {
   const fieldType = ENTITY_DEFS[relatedType]?.fields[fields.field]?.type;
   if (fieldType === 'image' || role === 'Inline Attachment') checkImage(String(fields.name ?? ''), prepared.values.type, contents);
   prepared.values.size = contents.length;
-  const raw = ctx.store.insert('Attachment', fields, {}, prepared);
+  const raw = ctx.store.insert('Attachment', fields, by(ctx), prepared);
   raw._setKeys.add('size');
   ctx.store.files.set(raw.id, contents);
-  return ctx.store.output('Attachment', raw, 'create');
+  return createReply(ctx, 'Attachment', raw);
 }
 
 /** Tools/Attachment/AccessChecker::check. @param {Ctx} ctx @param {string} relatedType @param {string} field @param {unknown} role */
@@ -155,8 +181,8 @@ function createEmail(ctx, body) {
   else if (ctx.dialect === 'espocrm') send = status === 'Sending';
   else send = status === 'Sending' || status === undefined || status === null || status === '';
   const espoForm = ctx.dialect === 'espocrm' || (ctx.dialect === 'both' && status === 'Sending');
-  if (espoForm && !v.from) throw new ApiError(400, 'Field validation failure; entityType: Email, field: from, type: required.');
-  if (send && !v.to) throw new ApiError(400, 'Field validation failure; entityType: Email, field: to, type: required.');
+  if (espoForm && !v.from) throw validationError('Email', 'from', 'required');
+  if (send && !v.to) throw validationError('Email', 'to', 'required');
   store.checkLinks('Email', prepared, null);
   if (!send) v.status = status === 'Draft' ? 'Draft' : 'Archived';
   else if (ctx.emailSendingFails) v.status = 'Draft';
@@ -164,7 +190,7 @@ function createEmail(ctx, body) {
     v.status = 'Sent';
     v.dateSent = formatDateTime();
   }
-  const raw = store.insert('Email', body, {}, prepared);
+  const raw = store.insert('Email', body, by(ctx), prepared);
   if (send && ctx.emailSendingFails) {
     throw new ApiError(500, 'sendingFail', { id: raw.id, message: 'No system SMTP settings.' });
   }
@@ -175,19 +201,38 @@ function createEmail(ctx, body) {
       attachmentIds: store.relatedIds('Email', raw.id, 'attachments'), sentAt: /** @type {string} */ (raw.dateSent),
     });
   }
-  return store.output('Email', raw, 'create');
+  return createReply(ctx, 'Email', raw);
 }
 
 /** @param {Ctx} ctx @param {string} entityType @param {string} id */
 function update(ctx, entityType, id) {
   const raw = ctx.store.table(entityType).get(id);
   if (!raw) throw notFound(id);
-  const version = header(ctx, 'x-version-number');
-  if (version !== undefined && version !== '' && Number(version) !== raw.versionNumber) throw new ApiError(409, 'modified');
   const body = objectBody(ctx.body);
+  checkVersion(ctx, entityType, raw, body);
   const prepared = ctx.store.prepareUpdate(entityType, raw, body, {});
-  ctx.store.applyUpdate(entityType, raw, body, {}, prepared);
-  return ctx.store.output(entityType, raw, 'full');
+  ctx.store.applyUpdate(entityType, raw, body, by(ctx), prepared);
+  return readOutput(ctx, entityType, raw);
+}
+
+/**
+ * X-Version-Number (Record\Service::processConcurrencyControl): only types with optimistic concurrency control
+ * have a version number; the update is refused only when the version differs AND a value sent differs from the
+ * record's (PHP's strict comparison): 409 `modified` with the record's values of those attributes and its version.
+ * @param {Ctx} ctx @param {string} entityType @param {any} raw @param {Record<string, any>} body
+ */
+function checkVersion(ctx, entityType, raw, body) {
+  const version = header(ctx, 'x-version-number');
+  if (version === undefined || version === '' || !ENTITY_DEFS[entityType].optimisticConcurrencyControl) return;
+  if (Number.parseInt(version, 10) === raw.versionNumber) return;
+  const current = readOutput(ctx, entityType, raw);
+  /** @type {Record<string, unknown>} */
+  const values = {};
+  for (const [k, v] of Object.entries(body)) {
+    const now = Object.prototype.hasOwnProperty.call(current, k) ? current[k] : null;
+    if (JSON.stringify(now) !== JSON.stringify(v)) values[k] = now;
+  }
+  if (Object.keys(values).length) throw new ApiError(409, 'modified', { values, versionNumber: raw.versionNumber });
 }
 
 /** @param {Ctx} ctx @param {string} entityType @param {string} id */
@@ -196,9 +241,19 @@ function remove(ctx, entityType, id) {
   return true;
 }
 
+/**
+ * The parent of a relationship request must exist: EspoCRM's findLinked, link and unlink throw a NotFound without
+ * a text (404, empty reason); the standard dialect names the record.
+ * @param {Ctx} ctx @param {string} entityType @param {string} id
+ */
+function requireParent(ctx, entityType, id) {
+  if (ctx.store.table(entityType).has(id)) return;
+  throw espo(ctx) ? new ApiError(404, '') : notExists(id);
+}
+
 /** @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link */
 function listRelated(ctx, entityType, id, link) {
-  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
+  requireParent(ctx, entityType, id);
   const ld = ctx.store.requireLink(entityType, link);
   const foreignType = /** @type {string} */ (ld.entity);
   if (ctx.restricted.has(foreignType)) throw new ApiError(403, '');
@@ -207,7 +262,8 @@ function listRelated(ctx, entityType, id, link) {
   return runList({
     store: ctx.store, entityType: foreignType, records: /** @type {any[]} */ (records),
     params: listParamsFromQuery(ctx.query), noTotal: String(header(ctx, 'x-no-total') || '').toLowerCase() === 'true',
-    unknownTypeStatus: unknownTypeStatus(ctx),
+    unknownTypeStatus: unknownTypeStatus(ctx), espo: espo(ctx), fromJson: fromJson(ctx), link, parentType: entityType,
+    viewerId: ctx.user.id,
   });
 }
 
@@ -222,10 +278,16 @@ function idsFrom(src) {
 
 /** @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link */
 function linkRecords(ctx, entityType, id, link) {
-  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
-  ctx.store.requireLink(entityType, link);
+  requireParent(ctx, entityType, id);
+  const ld = ctx.store.requireLink(entityType, link);
   const ids = idsFrom(ctx.body);
-  if (!ids) throw new ApiError(400, '');
+  // Controllers/Record::postActionCreateLink answers a body without id or ids with `false`.
+  if (!ids) {
+    if (espo(ctx)) return false;
+    throw new ApiError(400, '');
+  }
+  // Record\Service::link: a related record that does not exist is a NotFound without a text.
+  if (espo(ctx)) for (const fid of ids) if (!ctx.store.table(/** @type {string} */ (ld.entity)).has(fid)) throw new ApiError(404, '');
   for (const fid of ids) ctx.store.linkIds(entityType, id, link, fid);
   return true;
 }
@@ -236,7 +298,7 @@ function linkRecords(ctx, entityType, id, link) {
  * @param {Ctx} ctx @param {string} entityType @param {string} id @param {string} link
  */
 function unlinkRecords(ctx, entityType, id, link) {
-  if (!ctx.store.table(entityType).has(id)) throw notExists(id);
+  requireParent(ctx, entityType, id);
   ctx.store.requireLink(entityType, link);
   const fromBody = idsFrom(ctx.body);
   const fromQuery = idsFrom(ctx.query);
@@ -276,7 +338,7 @@ function massApply(ctx, entityType, ids, action, data) {
         if (err instanceof ApiError) continue;
         throw err;
       }
-      ctx.store.applyUpdate(entityType, raw, data, {}, prepared);
+      ctx.store.applyUpdate(entityType, raw, data, by(ctx), prepared);
     } else ctx.store.remove(entityType, id);
     done.push(id);
   }
@@ -345,7 +407,7 @@ function convertLead(ctx, pathId) {
   if (!skipDuplicateCheck(ctx)) {
     const dups = [];
     for (const [type, p] of Object.entries(prepared)) {
-      for (const r of store.findDuplicates(type, p.values)) dups.push({ ...store.output(type, r, 'full'), _entityType: type });
+      for (const r of store.findDuplicates(type, p.values)) dups.push({ ...store.output(type, r, espo(ctx) ? 'list' : 'full', undefined, ctx.user.id), _entityType: type });
     }
     if (dups.length) throw new ApiError(409, 'duplicate', dups);
   }
@@ -356,20 +418,20 @@ function convertLead(ctx, pathId) {
     if (!p) continue;
     if (type !== 'Account' && created.Account && !p.values.accountId) p.values.accountId = created.Account;
     if (type === 'Opportunity' && created.Contact) p.multiple.contacts = [...new Set([...(p.multiple.contacts || []), created.Contact])];
-    created[type] = store.insert(type, records[type], {}, p).id;
+    created[type] = store.insert(type, records[type], by(ctx), p).id;
   }
   /** @type {Record<string, unknown>} */
   const leadChanges = { status: 'Converted', convertedAt: formatDateTime() };
   if (created.Account) leadChanges.createdAccountId = created.Account;
   if (created.Contact) leadChanges.createdContactId = created.Contact;
   if (created.Opportunity) leadChanges.createdOpportunityId = created.Opportunity;
-  store.applyUpdate('Lead', lead, leadChanges, { trusted: true });
-  return store.output('Lead', lead, 'full');
+  store.applyUpdate('Lead', lead, leadChanges, { trusted: true, ...by(ctx) });
+  return readOutput(ctx, 'Lead', lead);
 }
 
 /** @param {Ctx} ctx */
 function metadata(ctx) {
-  return buildMetadata(ctx.restricted);
+  return buildMetadata(ctx.restricted, ctx.user);
 }
 
 /** GET /App/user: the calling user and its access. @param {Ctx} ctx */

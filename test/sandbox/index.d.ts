@@ -107,6 +107,7 @@ export interface SandboxStore {
 	list(entityType: string): SandboxRecord[];
 	count(entityType: string): number;
 	update(entityType: string, id: string, fields: Record<string, unknown>): SandboxRecord;
+	/** As EspoCRM, the record is only marked deleted: an admin (Basic) still reads it, with `deleted: true` ('espocrm' and 'both' dialects). */
 	delete(entityType: string, id: string): boolean;
 	link(entityType: string, id: string, link: string, foreignId: string): true;
 	unlink(entityType: string, id: string, link: string, foreignId: string): true;
@@ -140,7 +141,7 @@ export interface FailNextOptions extends FaultFilter {
 	status: number;
 	/** Seconds, sent as Retry-After. */
 	retryAfter?: number | string;
-	/** X-Status-Reason. */
+	/** X-Status-Reason; without it the refusal has no such header (as a proxy's). */
 	reason?: string;
 	/** JSON body of the refusal (none by default). */
 	body?: unknown;

@@ -18,24 +18,34 @@
  *   link?: string, field?: string, prefix?: string, padLength?: number, nextNumber?: number, len?: number,
  *   notNull?: boolean, unique?: boolean, autoincrement?: boolean, sourceList?: string[], maxFileSize?: number,
  *   accept?: string[], typeList?: string[], defaultType?: string, columns?: Record<string, string>,
- *   apiReadOnly?: boolean, stored?: boolean,
+ *   apiReadOnly?: boolean, stored?: boolean, hidden?: boolean, createOnly?: boolean, computed?: string, noLoad?: boolean,
  * }} FieldDef
  *   apiReadOnly (sandbox only, never published): EspoCRM ignores writes to the field although its entityDefs do
  *   not say readOnly (number and autoincrement fields are read-only by their type, fields/number.json).
  *   stored (sandbox only): a notStorable field the sandbox keeps as a plain attribute.
+ *   hidden (sandbox only): a field of EspoCRM's entityDefs that the sandbox's records carry (reads, lists) but its
+ *   GET /Metadata does not publish (createdBy, modifiedBy, Contact's accountIsInactive, campaign, …).
+ *   createOnly (sandbox only): an attribute that only EspoCRM's create reply shows (a not-stored bool's default).
+ *   computed (sandbox only): how the store computes a not-stored value (see Store#computedValue).
+ *   noLoad: a link-multiple field that reads, lists and create replies leave out (unless a select asks for it).
  * @typedef {{ type: 'belongsTo' | 'hasMany' | 'hasChildren' | 'belongsToParent' | 'hasOne', entity?: string,
  *   foreign?: string, relationName?: string, entityList?: string[], skipOrmDefs?: boolean, utility?: boolean,
- *   isCustom?: boolean }} LinkDef
+ *   isCustom?: boolean, hidden?: boolean }} LinkDef
  * @typedef {{ object?: boolean, tab?: boolean, acl?: boolean | string }} ScopeDef
  * @typedef {{ fields: Record<string, FieldDef>, links: Record<string, LinkDef>, isCustom?: boolean,
  *   duplicateKeys?: string[][], alwaysNoTotal?: boolean, collection?: { orderBy: string, order: 'asc' | 'desc' },
- *   scope?: ScopeDef, event?: boolean }} EntityDef
+ *   scope?: ScopeDef, event?: boolean, stream?: boolean, optimisticConcurrencyControl?: boolean }} EntityDef
  *   event: EspoCRM's Event repository (Meeting, Call, Task): `<field>Date` makes an all-day record.
+ *   stream: scopes.<Type>.stream: records have followers (isFollowed, followersIds, followersNames).
+ *   optimisticConcurrencyControl: the record has a versionNumber and X-Version-Number is checked on update.
  * @typedef {'string' | 'int' | 'float' | 'bool' | 'date' | 'datetime' | 'array' | 'object' | 'id' | 'json'} ValueKind
  * @typedef {{ name: string, field: string, kind: ValueKind, fieldType: string, storable: boolean,
  *   readOnly: boolean, def: FieldDef, role?: string }} AttributeDef
  *   role: what the attribute is of its field ('id', 'name', 'ids', 'names', 'types', 'currency', 'date', 'data', 'type')
  */
+
+/** metadata/fields/<type>.json of EspoCRM 8.1.5, the types the sandbox uses, cut to their validation lists and flags. */
+const FIELD_TYPES = require('./metadata-fields.json');
 
 /** Sandbox settings that EspoCRM keeps in its config (data/config.php). */
 const APP_CONFIG = Object.freeze({
@@ -57,6 +67,9 @@ const REG_EXP_PATTERNS = Object.freeze({
 const base = () => ({
   createdAt: /** @type {FieldDef} */ ({ type: 'datetime', readOnly: true }),
   modifiedAt: /** @type {FieldDef} */ ({ type: 'datetime', readOnly: true }),
+  // Every EspoCRM type has them (set to the user who created or last changed the record); not published here.
+  createdBy: /** @type {FieldDef} */ ({ type: 'link', readOnly: true, entity: 'User', hidden: true }),
+  modifiedBy: /** @type {FieldDef} */ ({ type: 'link', readOnly: true, entity: 'User', hidden: true }),
 });
 const assignment = () => ({
   assignedUser: /** @type {FieldDef} */ ({ type: 'link', entity: 'User' }),
@@ -81,7 +94,15 @@ const personName = () => ({
   salutationName: /** @type {FieldDef} */ ({ type: 'enum', options: ['', 'Mr.', 'Ms.', 'Mrs.', 'Dr.'] }),
   firstName: /** @type {FieldDef} */ ({ type: 'varchar', maxLength: 100 }),
   lastName: /** @type {FieldDef} */ ({ type: 'varchar', maxLength: 100, required: true }),
+  // The personName type's fourth part (fields/personName.json); the default name format leaves it out of `name`.
+  middleName: /** @type {FieldDef} */ ({ type: 'varchar', maxLength: 100, hidden: true }),
 });
+/** Fields EspoCRM's Account, Contact and Lead have for campaigns (no Campaign type in the sandbox: always empty). */
+const campaign = () => ({
+  campaign: /** @type {FieldDef} */ ({ type: 'link', entity: 'Campaign', hidden: true, apiReadOnly: true }),
+});
+/** A not-stored bool that only the create reply shows, as its default (targetListIsOptedOut, contactIsInactive). */
+const createOnlyBool = () => /** @type {FieldDef} */ ({ type: 'bool', notStorable: true, readOnly: true, hidden: true, createOnly: true });
 const INDUSTRIES = ['', 'Advertising', 'Agriculture', 'Banking', 'Construction', 'Consulting', 'Education',
   'Finance', 'Healthcare', 'Insurance', 'Legal', 'Manufacturing', 'Retail', 'Software', 'Telecommunications',
   'Travel'];
@@ -114,6 +135,9 @@ function eventDef(/** @type {'Meeting' | 'Call'} */ type) {
       },
       ...(isMeeting ? {} : { direction: /** @type {FieldDef} */ ({ type: 'enum', options: ['Outbound', 'Inbound'], default: 'Outbound' }) }),
       description: { type: 'text' },
+      // Not stored (the Reminder records): [] on every read of the sandbox.
+      reminders: { type: 'jsonArray', notStorable: true, hidden: true, computed: 'emptyArray' },
+      ...(isMeeting ? {} : { phoneNumbersMap: /** @type {FieldDef} */ ({ type: 'jsonObject', notStorable: true, readOnly: true, hidden: true, computed: 'emptyObject' }) }),
       parent: { type: 'linkParent', entityList: EVENT_PARENT_TYPES },
       // Set from the parent by a hook (Hooks/Meeting/ParentLink.php), never written by clients.
       account: { type: 'link', readOnly: true, entity: 'Account' },
@@ -134,6 +158,8 @@ function eventDef(/** @type {'Meeting' | 'Call'} */ type) {
       parent: { type: 'belongsToParent', foreign: isMeeting ? 'meetings' : 'calls', entityList: EVENT_PARENT_TYPES },
     },
     collection: { orderBy: 'dateStart', order: 'desc' },
+    // Meeting is a stream scope in EspoCRM, Call is not.
+    stream: isMeeting,
   };
   return def;
 }
@@ -152,11 +178,19 @@ const ENTITY_DEFS = {
       status: { type: 'varchar', maxLength: 100 },
       description: { type: 'text' },
       billingAddress: { type: 'address' },
+      // EspoCRM's Account has these too (not published by the sandbox).
+      sicCode: { type: 'varchar', maxLength: 40, hidden: true },
+      shippingAddress: { type: 'address', hidden: true },
+      ...campaign(),
+      originalLead: { type: 'linkOne', entity: 'Lead', readOnly: true, notStorable: true, hidden: true },
+      contactIsInactive: createOnlyBool(),
+      targetListIsOptedOut: createOnlyBool(),
       ...assignment(),
       ...base(),
     },
     links: {
       contacts: { type: 'hasMany', entity: 'Contact', foreign: 'account' },
+      originalLead: { type: 'hasOne', entity: 'Lead', foreign: 'createdAccount', hidden: true },
       opportunities: { type: 'hasMany', entity: 'Opportunity', foreign: 'account' },
       cProjects: { type: 'hasMany', entity: 'CProject', foreign: 'account' },
       emails: { type: 'hasChildren', entity: 'Email', foreign: 'parent' },
@@ -164,6 +198,7 @@ const ENTITY_DEFS = {
       ...assignmentLinks(),
     },
     duplicateKeys: [['name'], ['emailAddress']],
+    stream: true,
   },
   Contact: {
     fields: {
@@ -175,18 +210,33 @@ const ENTITY_DEFS = {
       description: { type: 'text' },
       address: { type: 'address' },
       account: { type: 'link', entity: 'Account' },
-      opportunities: { type: 'linkMultiple', entity: 'Opportunity', notStorable: true },
+      // Not a field of EspoCRM's Contact: the ORM's attributes of the hasMany link, writable (opportunitiesIds) but
+      // never read (noLoad, as targetLists has).
+      opportunities: { type: 'linkMultiple', entity: 'Opportunity', notStorable: true, hidden: true, noLoad: true },
+      // EspoCRM's Contact has these too (not published by the sandbox). The accounts of a contact are its account
+      // here (EspoCRM keeps a many-to-many list with the primary one as accountId; role is the contact's title).
+      accounts: { type: 'linkMultiple', entity: 'Account', columns: { role: 'contactRole', isInactive: 'contactIsInactive' }, readOnly: true, notStorable: true, hidden: true, computed: 'contactAccounts' },
+      accountIsInactive: { type: 'bool', notStorable: true, readOnly: true, hidden: true, computed: 'accountIsInactive' },
+      accountType: { type: 'foreign', link: 'account', field: 'type', readOnly: true, hidden: true },
+      hasPortalUser: { type: 'bool', notStorable: true, readOnly: true, hidden: true, computed: 'false' },
+      ...campaign(),
+      portalUser: { type: 'linkOne', entity: 'User', readOnly: true, notStorable: true, hidden: true },
+      originalLead: { type: 'linkOne', entity: 'Lead', readOnly: true, notStorable: true, hidden: true },
+      targetListIsOptedOut: createOnlyBool(),
       ...assignment(),
       ...base(),
     },
     links: {
       account: { type: 'belongsTo', entity: 'Account', foreign: 'contacts' },
+      portalUser: { type: 'hasOne', entity: 'User', foreign: 'contact', hidden: true },
+      originalLead: { type: 'hasOne', entity: 'Lead', foreign: 'createdContact', hidden: true },
       opportunities: { type: 'hasMany', entity: 'Opportunity', foreign: 'contacts', relationName: 'contactOpportunity' },
       emails: { type: 'hasChildren', entity: 'Email', foreign: 'parent' },
       ...activityLinks('contacts'),
       ...assignmentLinks(),
     },
     duplicateKeys: [['firstName', 'lastName'], ['emailAddress']],
+    stream: true,
   },
   Lead: {
     fields: {
@@ -207,6 +257,8 @@ const ENTITY_DEFS = {
       createdAccount: { type: 'link', entity: 'Account', readOnly: true },
       createdContact: { type: 'link', entity: 'Contact', readOnly: true },
       createdOpportunity: { type: 'link', entity: 'Opportunity', readOnly: true },
+      ...campaign(),
+      targetListIsOptedOut: createOnlyBool(),
       ...assignment(),
       ...base(),
     },
@@ -219,6 +271,7 @@ const ENTITY_DEFS = {
       ...assignmentLinks(),
     },
     duplicateKeys: [['firstName', 'lastName'], ['emailAddress']],
+    stream: true,
   },
   Opportunity: {
     fields: {
@@ -246,6 +299,7 @@ const ENTITY_DEFS = {
       ...activityLinks('parent'),
       ...assignmentLinks(),
     },
+    stream: true,
   },
   Email: {
     fields: {
@@ -357,9 +411,14 @@ const ENTITY_DEFS = {
       contact: { type: 'belongsTo', entity: 'Contact' },
       attachments: { type: 'hasChildren', entity: 'Attachment', foreign: 'parent', relationName: 'attachments' },
     },
+    stream: true,
   },
   CProject: {
     isCustom: true,
+    // A custom type made as "Base Plus" has a stream; "optimistic concurrency control" is an entity manager option:
+    // the one type of the sandbox whose records have a versionNumber (X-Version-Number checked on update).
+    stream: true,
+    optimisticConcurrencyControl: true,
     fields: {
       name: { type: 'varchar', required: true, maxLength: 150 },
       status: { type: 'enum', options: ['Draft', 'Active', 'On Hold', 'Completed', 'Cancelled'], default: 'Draft' },
@@ -489,6 +548,8 @@ function getAttributes(entityType) {
     attrs.set(name, { name, field, kind, fieldType: fd.type, storable, readOnly: Boolean(ro ?? fd.readOnly), def: fd, role });
   };
   add('id', 'id', 'id', true, { type: 'id' }, true);
+  // The ORM's own attribute: records are only marked deleted (an admin still reads them).
+  add('deleted', 'deleted', 'bool', false, { type: 'bool', readOnly: true, notStorable: true }, true, 'deleted');
   for (const [field, fd] of Object.entries(def.fields)) {
     const storable = !fd.notStorable || Boolean(fd.stored);
     switch (fd.type) {
@@ -522,6 +583,8 @@ function getAttributes(entityType) {
       case 'currency':
         add(field, field, 'float', true, fd);
         add(`${field}Currency`, field, 'string', true, fd, undefined, 'currency');
+        // fields/currency.json: the amount in the default currency.
+        add(`${field}Converted`, field, 'float', false, fd, true, 'converted');
         break;
       case 'personName':
         add(field, field, 'string', false, fd, true);
@@ -533,6 +596,9 @@ function getAttributes(entityType) {
       case 'phone':
         add(field, field, 'string', true, fd);
         add(`${field}Data`, field, 'array', false, fd, undefined, 'data');
+        // fields/email.json, fields/phone.json: the primary address's flags.
+        add(`${field}IsOptedOut`, field, 'bool', false, fd, true, 'optOut');
+        add(`${field}IsInvalid`, field, 'bool', false, fd, true, 'invalid');
         break;
       case 'datetimeOptional':
         add(field, field, 'datetime', true, fd);
@@ -551,7 +617,14 @@ function getAttributes(entityType) {
         add(field, field, SIMPLE_KINDS[fd.type] || 'string', storable && !fd.aliasOf, fd);
     }
   }
-  add('versionNumber', 'versionNumber', 'int', true, { type: 'int' }, true);
+  // Stream scopes: the followers (Core/Utils/Database/Orm: isFollowed, followersIds, followersNames).
+  if (def.stream) {
+    add('isFollowed', 'isFollowed', 'bool', false, { type: 'bool', readOnly: true, notStorable: true }, true, 'isFollowed');
+    add('followersIds', 'followers', 'array', false, { type: 'linkMultiple', readOnly: true, notStorable: true }, true, 'followersIds');
+    add('followersNames', 'followers', 'object', false, { type: 'linkMultiple', readOnly: true, notStorable: true }, true, 'followersNames');
+  }
+  // Only types with optimistic concurrency control have a version number.
+  if (def.optimisticConcurrencyControl) add('versionNumber', 'versionNumber', 'int', true, { type: 'int' }, true);
   attributeCache.set(entityType, attrs);
   return attrs;
 }
@@ -588,7 +661,7 @@ function collectionOf(entityType) {
   return ENTITY_DEFS[entityType]?.collection ?? { orderBy: 'createdAt', order: 'desc' };
 }
 
-const INTERNAL_KEYS = new Set(['aliasOf', 'entity', 'apiReadOnly', 'stored']);
+const INTERNAL_KEYS = new Set(['aliasOf', 'entity', 'apiReadOnly', 'stored', 'hidden', 'createOnly', 'computed', 'noLoad']);
 
 /** @param {FieldDef} fd */
 function publicFieldDef(fd) {
@@ -602,8 +675,9 @@ function publicFieldDef(fd) {
 function publicFields(def) {
   /** @type {Record<string, Record<string, unknown>>} */
   const fields = {};
-  for (const [f, fd] of Object.entries(def.fields)) fields[f] = publicFieldDef(fd);
+  for (const [f, fd] of Object.entries(def.fields)) if (!fd.hidden) fields[f] = publicFieldDef(fd);
   for (const [f, fd] of Object.entries(def.fields)) {
+    if (fd.hidden) continue;
     for (const [suffix, sub] of Object.entries(TYPE_SUB_FIELDS[fd.type] || {})) {
       /** @type {Record<string, unknown>} */
       const generated = { ...sub };
@@ -616,10 +690,14 @@ function publicFields(def) {
 }
 
 /**
- * The body of GET /Metadata: only what the user may reach (restricted types are absent, as on EspoCRM).
- * @param {Set<string>} restricted
+ * The body of GET /Metadata: only what the user may reach (restricted types are absent, as on EspoCRM). Besides
+ * scopes and entityDefs (what the node reads), the other top-level keys EspoCRM 8.1.5 sends, each with a small
+ * part of its content: app, clientDefs, dashlets, entityAcl, fields (metadata-fields.json: the field types'
+ * validation lists), integrations, streamDefs, themes; an admin also gets authenticationMethods and recordDefs
+ * (Tools/App/MetadataService::getDataForFrontend).
+ * @param {Set<string>} restricted @param {{ isAdmin: boolean }} [user]
  */
-function buildMetadata(restricted) {
+function buildMetadata(restricted, user = { isAdmin: false }) {
   /** @type {Record<string, unknown>} */
   const scopes = {};
   /** @type {Record<string, unknown>} */
@@ -640,7 +718,7 @@ function buildMetadata(restricted) {
     /** @type {Record<string, unknown>} */
     const links = {};
     for (const [l, ld] of Object.entries(def.links)) {
-      if (restricted.has(ld.entity || '')) continue;
+      if (restricted.has(ld.entity || '') || ld.hidden) continue;
       /** @type {Record<string, unknown>} */
       const out = { type: ld.type };
       for (const key of ['entity', 'foreign', 'relationName', 'entityList', 'skipOrmDefs', 'utility', 'isCustom']) {
@@ -656,7 +734,36 @@ function buildMetadata(restricted) {
   // A few non-record scopes, as a real instance has, so that clients must filter on `entity`.
   scopes.Global = { entity: false };
   scopes.Import = { entity: true, object: false, tab: true };
-  return { scopes, entityDefs };
+  const types = Object.keys(entityDefs);
+  /** @type {Record<string, unknown>} */
+  const out = {
+    app: {
+      currency: { symbolMap: { USD: '$', EUR: '€', GBP: '£' }, precision: 2 },
+      regExpPatterns: Object.fromEntries(Object.entries(REG_EXP_PATTERNS).map(([k, pattern]) => [k, { pattern }])),
+      language: { list: ['en_US'] },
+    },
+    clientDefs: Object.fromEntries(types.map((t) => [t, { controller: t === 'Email' ? 'controllers/email' : 'controllers/record' }])),
+    dashlets: {
+      Stream: { view: 'views/dashlets/stream' },
+      Records: { view: 'views/dashlets/records' },
+      ...(types.includes('Opportunity') ? { Opportunities: { view: 'views/dashlets/abstract/record-list', entityType: 'Opportunity' } } : {}),
+    },
+    entityAcl: {
+      ...(types.includes('Attachment') ? { Attachment: { fields: { storage: { readOnly: true }, source: { readOnly: true }, sourceId: { readOnly: true } } } } : {}),
+      ...(types.includes('User') ? { User: { fields: { apiKey: { onlyAdmin: true }, secretKey: { onlyAdmin: true } } } } : {}),
+    },
+    entityDefs,
+    fields: JSON.parse(JSON.stringify(FIELD_TYPES)),
+    integrations: { GoogleMaps: { fields: { apiKey: { type: 'varchar', maxLength: 255, required: true } }, allowUserAccounts: false, authMethod: 'GoogleMaps' } },
+    scopes,
+    streamDefs: Object.fromEntries(['Call', 'Meeting', 'Task'].filter((t) => types.includes(t)).map((t) => [t, t === 'Task' ? {} : { followingUsersField: 'users' }])),
+    themes: { Espo: { stylesheet: 'client/css/espo/espo.css' }, Dark: { stylesheet: 'client/css/espo/dark.css' }, Light: { stylesheet: 'client/css/espo/light.css' } },
+  };
+  if (user.isAdmin) {
+    out.authenticationMethods = { Espo: { portalDefault: true, settings: { isAvailable: true } }, ApiKey: { api: true }, Hmac: { api: true } };
+    out.recordDefs = Object.fromEntries(types.map((t) => [t, {}]));
+  }
+  return out;
 }
 
 module.exports = {

@@ -6,7 +6,8 @@ const crypto = require('node:crypto');
 const { Store } = require('./store');
 const { Faults, CATCH_ALL_PAGE } = require('./faults');
 const { isEntityType } = require('./metadata');
-const { ApiError } = require('./util');
+const { ApiError, phpError } = require('./util');
+const { matchRoute, slimErrorReply } = require('./espo');
 const { parsePhpQuery } = require('./query');
 const h = require('./handlers');
 const { seedDemoData } = require('./seed');
@@ -202,7 +203,8 @@ class Sandbox {
       if (this.faults.htmlCatchAll) {
         reply = { status: 200, body: Buffer.from(CATCH_ALL_PAGE, 'utf8'), headers: { 'Content-Type': 'text/html; charset=UTF-8' } };
       } else if (mif && othersInFlight >= mif.limit) {
-        reply = { status: mif.status ?? 503, reason: mif.reason ?? '', headers: retryAfterHeader(mif.retryAfter) };
+        // A proxy's refusal: no X-Status-Reason unless the test gives one.
+        reply = { status: mif.status ?? 503, reason: mif.reason, headers: retryAfterHeader(mif.retryAfter) };
       } else {
         if (this.faults.latencyMs > 0) await sleep(this.faults.latencyMs);
         if (this.faults.authLatencyMs > 0 && inApi && path === '/Auth' && method === 'POST') await sleep(this.faults.authLatencyMs);
@@ -214,7 +216,7 @@ class Sandbox {
         if (fault && fault.kind === 'fail') {
           const echo = fault.echoRequestHeaders ? echoHeaders(req, fault.reason) : null;
           reply = {
-            status: fault.status, reason: echo ? echo.reason : fault.reason ?? '', body: echo ? echo.body : fault.body,
+            status: fault.status, reason: echo ? echo.reason : fault.reason, body: echo ? echo.body : fault.body,
             headers: retryAfterHeader(fault.retryAfter),
           };
         } else {
@@ -252,7 +254,9 @@ class Sandbox {
       return this.route(req, method, path, inApi, query, bodyText, parsed);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      return { status: err.status, reason: err.reason, body: err.body, headers: err.headers };
+      // A null reason: no X-Status-Reason at all. A validation failure's JSON body is EspoCRM's.
+      const body = err.espoBody && this.dialect === 'standard' ? undefined : err.body;
+      return { status: err.status, reason: err.reason ?? undefined, body, headers: err.headers };
     }
   }
 
@@ -263,6 +267,12 @@ class Sandbox {
    */
   route(req, method, path, inApi, query, bodyText, parsed) {
     if (!inApi) return { status: 404 };
+    // EspoCRM's router (Slim) comes before authentication: a path no route takes is 404, a method its routes do
+    // not take 405, both with Slim's body and no X-Status-Reason. 'both' also has the standard dialect's routes.
+    if (this.dialect !== 'standard') {
+      const m = matchRoute(method, path, this.dialect === 'both');
+      if (!m.found) return slimErrorReply(m.allowed.length ? 405 : 404, String(req.headers.accept || ''), m.allowed);
+    }
     const segs = path.split('/').filter(Boolean).map((s) => {
       try {
         return decodeURIComponent(s);
@@ -297,7 +307,8 @@ class Sandbox {
     // Writes without a JSON content type have an empty body, as on EspoCRM.
     let body = null;
     if (isJson && bodyText !== '' && method !== 'GET') {
-      if (!parsed.ok) throw new ApiError(500, '');
+      // PHP's JSON decoding fails: 500 with an empty body and no X-Status-Reason.
+      if (!parsed.ok) throw phpError(500);
       body = parsed.value;
     }
     /** @type {import('./handlers').Ctx} */
@@ -308,6 +319,8 @@ class Sandbox {
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });
     const noAction = (/** @type {string} */ action) => new ApiError(404, `Action ${method} '${action}' does not exist in controller '${ctrl}'.`);
 
+    // GET / (ApiIndex): a plain text, sent as JSON's content type.
+    if (!ctrl && espoOnly && method === 'GET') return { status: 200, body: Buffer.from('EspoCRM REST API'), headers: { 'Content-Type': 'application/json' } };
     if (!ctrl) throw new ApiError(404, '');
     if (ctrl === 'Webhook') {
       if (!espoOnly) throw noController();

@@ -3,7 +3,7 @@
 
 const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, isEntityType, foreignFieldDef } = require('./metadata');
 const { readInput, validateFields } = require('./fields');
-const { ApiError, newId, formatDateTime, zonedToUtc } = require('./util');
+const { ApiError, phpError, newId, formatDateTime, zonedToUtc } = require('./util');
 const { SANDBOX_USERS } = require('./users');
 
 /**
@@ -13,9 +13,14 @@ const { SANDBOX_USERS } = require('./users');
  *
  * @typedef {Record<string, any>} RawRecord  stored attributes that were set (plus hidden `_` keys), nothing computed
  * @typedef {Record<string, any>} ValueMap   what goes out on the wire
- * @typedef {{ trusted?: boolean, silent?: boolean }} WriteOptions  trusted: direct store access / internal
- *   actions may set read-only attributes (createdAt, createdAccountId, ...) and skip required checks and the
- *   checks of linked records; silent: no change event (EspoCRM's SaveOption::SILENT)
+ * @typedef {{ trusted?: boolean, silent?: boolean, userId?: string | null }} WriteOptions  trusted: direct store
+ *   access / internal actions may set read-only attributes (createdAt, createdAccountId, ...) and skip required
+ *   checks and the checks of linked records; silent: no change event (EspoCRM's SaveOption::SILENT); userId: the
+ *   user making the change (createdById, modifiedById, followers)
+ * @typedef {'full' | 'list' | 'create' | 'espoCreate'} OutputMode  full: a read (every attribute, nulls included);
+ *   list: a list item of EspoCRM (no link-multiple, address-data or follower attributes); create: the attributes
+ *   that were set (the create reply as server-behaviour.md has it, and what a create webhook carries); espoCreate:
+ *   EspoCRM 8.1.5's create reply
  * @typedef {{ values: Record<string, unknown>, multiple: Record<string, string[]> }} Prepared
  * @typedef {{ action: 'create' | 'update' | 'delete', entityType: string, id: string, data: ValueMap,
  *   record: ValueMap }} ChangeEvent  data: what a webhook of the action carries; record: the record after it
@@ -25,8 +30,13 @@ const { SANDBOX_USERS } = require('./users');
 const isEmpty = (v) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 /** @param {unknown} v */
 const clone = (v) => (v && typeof v === 'object' ? JSON.parse(JSON.stringify(v)) : v);
-/** Attributes EspoCRM's webhook manager leaves out of update events (Core/Webhook/Manager::$skipAttributeList). */
-const NOT_A_CHANGE = new Set(['modifiedAt', 'versionNumber', 'isFollowed']);
+/**
+ * Attributes EspoCRM's webhook manager leaves out of update events (Core/Webhook/Manager::$skipAttributeList), and
+ * the sandbox's attributes that follow from others (not changes of their own).
+ */
+const NOT_A_CHANGE = new Set(['modifiedAt', 'versionNumber', 'isFollowed', 'modifiedById', 'modifiedByName', 'followersIds', 'followersNames', 'deleted']);
+/** Roles of attributes computed from others (see metadata.getAttributes). */
+const DERIVED_ROLES = new Set(['optOut', 'invalid', 'converted']);
 
 class Store {
   constructor() {
@@ -39,6 +49,12 @@ class Store {
     this.files = new Map();
     /** @type {Map<string, number>} next values of number and autoincrement fields, by `${type}.${field}` */
     this.counters = new Map();
+    /**
+     * Deleted records as they were, by `${type}:${id}`: EspoCRM only marks records deleted, and an admin still
+     * reads them (Record\Service::getEntity → getEntityEvenDeleted), with `deleted: true`.
+     * @type {Map<string, ValueMap>}
+     */
+    this.deletedRecords = new Map();
     /** @type {Array<{ fn: (e: ChangeEvent) => void, wants: (entityType: string) => boolean }>} */
     this.listeners = [];
     for (const type of Object.keys(ENTITY_DEFS)) this.records.set(type, new Map());
@@ -51,6 +67,7 @@ class Store {
     this.relations.clear();
     this.files.clear();
     this.counters.clear();
+    this.deletedRecords.clear();
     this.addSandboxUsers();
   }
 
@@ -236,13 +253,15 @@ class Store {
     this.assignValues(entityType, raw, values);
     raw.createdAt = values.createdAt || now;
     raw.modifiedAt = values.modifiedAt || raw.createdAt;
-    raw.versionNumber = 1;
+    if (getAttributes(entityType).has('createdById') && !raw.createdById) raw.createdById = opts.userId ?? null;
+    if (ENTITY_DEFS[entityType].optimisticConcurrencyControl) raw.versionNumber = 1;
     this.applyHooks(entityType, raw, null, opts);
     this.assignNumbers(entityType, raw, values, opts);
     this.table(entityType).set(id, raw);
     this.writeMultiple(entityType, raw, multiple);
     this.writeHasOne(entityType, raw, values, null);
     const hooked = this.afterSaveHooks(entityType, raw);
+    this.follow(entityType, raw, null);
     // Remember what the client set, for the create reply (unset attributes stay absent there), and the values of
     // not-stored fields the create reply shows (a Meeting's duration: the default, whatever the dates).
     Object.defineProperty(raw, '_setKeys', {
@@ -438,13 +457,18 @@ class Store {
     const after = this.output(entityType, raw, 'full');
     /** @type {ValueMap} */
     const changed = {};
+    const attrs = getAttributes(entityType);
     for (const [k, v] of Object.entries(after)) {
-      if (!NOT_A_CHANGE.has(k) && JSON.stringify(v) !== JSON.stringify(before[k])) changed[k] = v;
+      const a = attrs.get(k);
+      const derived = a && (DERIVED_ROLES.has(a.role || '') || (a.def.hidden && a.readOnly));
+      if (!NOT_A_CHANGE.has(k) && !derived && JSON.stringify(v) !== JSON.stringify(before[k])) changed[k] = v;
     }
     const hasChanges = Object.keys(changed).length > 0;
     if (opts.trusted && modifiedAt) raw.modifiedAt = modifiedAt;
     else if (hasChanges) raw.modifiedAt = formatDateTime();
-    raw.versionNumber = (raw.versionNumber || 0) + 1;
+    if (hasChanges && opts.userId && getAttributes(entityType).has('modifiedById')) raw.modifiedById = opts.userId;
+    this.follow(entityType, raw, fetched);
+    if (ENTITY_DEFS[entityType].optimisticConcurrencyControl) raw.versionNumber = (raw.versionNumber || 0) + 1;
     if (hasChanges && !opts.silent && this.wanted(entityType)) {
       this.emit({ action: 'update', entityType, id: raw.id, data: { ...changed, id: raw.id }, record: this.output(entityType, raw, 'full') });
     }
@@ -456,6 +480,7 @@ class Store {
     const raw = this.table(entityType).get(id);
     if (!raw) return false;
     const record = this.wanted(entityType) ? this.output(entityType, raw, 'full') : {};
+    this.deletedRecords.set(`${entityType}:${id}`, { ...this.output(entityType, raw, 'full'), deleted: true });
     for (const [link, ld] of Object.entries(ENTITY_DEFS[entityType].links)) {
       if (!ld.relationName || ld.type === 'hasChildren') continue;
       for (const fid of this.relatedIds(entityType, id, link)) this.unlinkIds(entityType, id, link, fid);
@@ -471,8 +496,8 @@ class Store {
   /** @param {string} entityType @param {string} link */
   requireLink(entityType, link) {
     const ld = getLink(entityType, link);
-    // EspoCRM 8.1.5 answers an unknown link with a 500 and an empty body.
-    if (!ld || !ld.entity) throw new ApiError(500, '');
+    // EspoCRM 8.1.5 answers an unknown link with a 500, an empty body and no X-Status-Reason (a PHP error).
+    if (!ld || !ld.entity) throw phpError(500);
     return ld;
   }
 
@@ -578,42 +603,146 @@ class Store {
   }
 
   /**
-   * The wire form of a record. 'full': every attribute, nulls included (reads, lists). 'create': only what was
-   * set, plus id, timestamps and the computed names (the create reply of EspoCRM).
-   * @param {string} entityType @param {RawRecord} raw @param {'full' | 'create'} mode @param {Set<string>} [only]
+   * The followers of a stream record (Hooks/Common/Stream → Tools/Stream/HookProcessor): the assigned user follows
+   * a record assigned to them, on create and when the assignment changes. (The creator would follow too if their
+   * preferences said so; API users have none.)
+   * @param {string} entityType @param {RawRecord} raw @param {RawRecord | null} fetched
+   */
+  follow(entityType, raw, fetched) {
+    if (!ENTITY_DEFS[entityType].stream) return;
+    const followers = /** @type {string[]} */ (raw._followers || []);
+    const assigned = raw.assignedUserId;
+    if (assigned && (!fetched || fetched.assignedUserId !== assigned) && !followers.includes(assigned) && this.table('User').has(assigned)) {
+      followers.push(assigned);
+    }
+    Object.defineProperty(raw, '_followers', { value: followers, enumerable: false, writable: true, configurable: true });
+  }
+
+  /**
+   * A deleted record as an admin reads it (`deleted: true`), or undefined.
+   * @param {string} entityType @param {string} id
+   */
+  deletedRecord(entityType, id) {
+    const r = this.deletedRecords.get(`${entityType}:${id}`);
+    return r && clone(r);
+  }
+
+  /**
+   * The wire form of a record.
+   *   'full': every attribute, nulls included (a read; also the standard dialect's list items).
+   *   'list': a list item of EspoCRM (Core/FieldProcessing/ListLoadProcessor): the read without the link-multiple
+   *     attributes (unless the select asks for them: LinkMultiple\ListLoader), emailAddressData/phoneNumberData and
+   *     followers (the read loaders of app/fieldProcessing.json do not run for lists); a linkParent's name always.
+   *     With `only` (a select), only those attributes.
+   *   'create': what was set, plus id, timestamps and the computed names (server-behaviour.md's create reply; what a
+   *     create webhook carries).
+   *   'espoCreate': EspoCRM 8.1.5's create reply (Record\Service::create: the entity after save, then the read
+   *     loaders): what was set, the defaults of every bool (not-stored ones included), deleted, createdById, the
+   *     link-multiple and address-data attributes, a linkParent's name, followers; a link's name only for the
+   *     assigned user of a stream type (the stream hook loads it); no nulls of unset attributes.
+   * @param {string} entityType @param {RawRecord} raw @param {OutputMode} mode @param {Set<string>} [only]
+   * @param {string | null} [viewerId] the user reading (isFollowed)
    * @returns {ValueMap}
    */
-  output(entityType, raw, mode, only) {
+  output(entityType, raw, mode, only, viewerId = null) {
     const attrs = getAttributes(entityType);
+    const def = ENTITY_DEFS[entityType];
+    const creating = mode === 'create' || mode === 'espoCreate';
     /** @type {Set<string> | undefined} */
-    const setKeys = mode === 'create' ? raw._setKeys : undefined;
+    const setKeys = creating ? raw._setKeys : undefined;
     /** @type {Record<string, unknown>} */
-    const createValues = (mode === 'create' && raw._createValues) || {};
+    const createValues = (creating && raw._createValues) || {};
     /** @type {ValueMap} */
     const out = {};
     for (const [name, a] of attrs) {
-      if (only && !only.has(name)) continue;
+      if (only && !only.has(name) && !(mode === 'list' && this.listLoaded(a, only))) continue;
+      if (a.def.noLoad && !only) continue;
+      if (a.def.createOnly) {
+        if (mode === 'espoCreate') out[name] = false;
+        continue;
+      }
+      if (mode === 'list' && !only && LIST_SKIPPED_ROLES.has(a.role || '')) continue;
       if (name in createValues) {
         out[name] = createValues[name];
         continue;
       }
       const fd = a.def;
-      if (setKeys && !['id', 'createdAt', 'modifiedAt', 'versionNumber'].includes(name)) {
+      if (mode === 'create' && setKeys && !['id', 'createdAt', 'modifiedAt', 'versionNumber'].includes(name)) {
         const computedShown = (fd.type === 'personName' && (raw.firstName || raw.lastName)) ||
-          (a.role === 'name' && raw[`${a.field}Id`]) ||
+          (a.role === 'name' && raw[`${a.field}Id`] && !fd.hidden) ||
           (a.role === 'types' && setKeys.has(`${a.field}Ids`)) ||
           (fd.aliasOf && raw[fd.aliasOf] !== undefined) ||
           (name === 'hasAttachment' && entityType === 'Email');
         if (!setKeys.has(name) && !computedShown) continue;
       }
-      out[name] = this.attributeValue(entityType, raw, name, a);
+      if (mode === 'espoCreate' && setKeys && !this.espoCreateShows(entityType, raw, name, a, setKeys)) continue;
+      let v = this.attributeValue(entityType, raw, name, a, viewerId);
+      if (mode === 'espoCreate' && v === null && (a.kind === 'bool' || a.role === 'optOut' || a.role === 'invalid')) v = false;
+      out[name] = v;
+    }
+    // Person entities compose `name` from the parts that were loaded (Core/Entities/Person::_setFirstName).
+    if (only && mode === 'list' && def.fields.name?.type === 'personName' && !only.has('name') &&
+      ['firstName', 'lastName', 'middleName'].some((p) => only.has(p))) {
+      const s = [only.has('firstName') ? raw.firstName : null, only.has('middleName') ? raw.middleName : null, only.has('lastName') ? raw.lastName : null]
+        .filter((x) => x).join(' ');
+      out.name = s === '' ? null : s;
     }
     return out;
   }
 
-  /** @param {string} entityType @param {RawRecord} raw @param {string} name @param {import('./metadata').AttributeDef} a */
-  attributeValue(entityType, raw, name, a) {
+  /**
+   * Attributes a list loader adds to a selected list item: a linkParent's name (LinkParent\Loader) and the
+   * link-multiple attributes when their ids or names are selected (LinkMultiple\ListLoader).
+   * @param {import('./metadata').AttributeDef} a @param {Set<string>} only
+   */
+  listLoaded(a, only) {
+    if (a.fieldType === 'linkParent' && a.role === 'name') return true;
+    if (['ids', 'names', 'columns', 'types'].includes(a.role || '') && !a.def.notStorable) {
+      return only.has(`${a.field}Ids`) || only.has(`${a.field}Names`);
+    }
+    return false;
+  }
+
+  /**
+   * Whether EspoCRM's create reply has the attribute (see output()).
+   * @param {string} entityType @param {RawRecord} raw @param {string} name @param {import('./metadata').AttributeDef} a
+   * @param {Set<string>} setKeys
+   */
+  espoCreateShows(entityType, raw, name, a, setKeys) {
     const fd = a.def;
+    if (['id', 'deleted', 'createdAt', 'modifiedAt', 'versionNumber'].includes(name)) return true;
+    if (name === 'createdById') return Boolean(raw.createdById);
+    if (a.kind === 'bool' || ['optOut', 'invalid', 'data', 'ids', 'names', 'columns', 'types', 'isFollowed', 'followersIds', 'followersNames'].includes(a.role || '')) return true;
+    if (fd.type === 'personName') return Boolean(raw.firstName || raw.lastName);
+    if (a.fieldType === 'linkParent' && a.role === 'name') return true;
+    if (a.role === 'name') return name === 'assignedUserName' && Boolean(ENTITY_DEFS[entityType].stream && raw.assignedUserId);
+    if (fd.aliasOf) return raw[fd.aliasOf] !== undefined;
+    if (fd.computed && (a.kind === 'json' || a.kind === 'object')) return true;
+    return setKeys.has(name);
+  }
+
+  /**
+   * @param {string} entityType @param {RawRecord} raw @param {string} name @param {import('./metadata').AttributeDef} a
+   * @param {string | null} [viewerId]
+   */
+  attributeValue(entityType, raw, name, a, viewerId = null) {
+    const fd = a.def;
+    switch (a.role) {
+      case 'deleted': return false;
+      case 'isFollowed': return Boolean(viewerId && (raw._followers || []).includes(viewerId));
+      case 'followersIds': return [...(raw._followers || [])];
+      case 'followersNames': return Object.fromEntries((raw._followers || []).map((/** @type {string} */ id) => [id, this.nameOf('User', id)]));
+      // Amounts in the default currency (rates of 1: the sandbox converts nothing).
+      case 'converted': return raw[a.field] ?? null;
+      case 'optOut':
+      case 'invalid': {
+        const items = /** @type {any[]} */ (this.attributeValue(entityType, raw, `${a.field}Data`, /** @type {any} */ (getAttributes(entityType).get(`${a.field}Data`))));
+        const primary = items.find((e) => e.primary) || items[0];
+        return primary ? Boolean(a.role === 'optOut' ? primary.optOut : primary.invalid) : null;
+      }
+      default:
+    }
+    if (fd.computed) return this.computedValue(entityType, raw, a);
     if (a.storable) {
       const v = raw[name];
       // List fields stored as JSON arrays read as [] when never written.
@@ -662,6 +791,27 @@ class Store {
     }
   }
 
+  /**
+   * Not-stored values of EspoCRM's fields that the sandbox derives (FieldDef.computed).
+   * @param {string} entityType @param {RawRecord} raw @param {import('./metadata').AttributeDef} a
+   */
+  computedValue(entityType, raw, a) {
+    const accountId = raw.accountId && this.table('Account').has(raw.accountId) ? raw.accountId : null;
+    switch (a.def.computed) {
+      case 'false': return false;
+      case 'emptyArray': return [];
+      case 'emptyObject': return {};
+      // The primary account relation's isInactive (Contact.accountIsInactive selects accountContactPrimary.isInactive).
+      case 'accountIsInactive': return accountId ? false : null;
+      // Contact.accounts: the account, with the contact's title as its role.
+      case 'contactAccounts':
+        if (a.role === 'ids') return accountId ? [accountId] : [];
+        if (a.role === 'names') return accountId ? { [accountId]: this.nameOf('Account', accountId) } : {};
+        return accountId ? { [accountId]: { role: raw.title ?? null, isInactive: false } } : {};
+      default: return null;
+    }
+  }
+
   /** xIds, xNames, xTypes (attachments), xColumns (Meeting attendees). @param {string} entityType @param {RawRecord} raw @param {import('./metadata').AttributeDef} a */
   linkMultipleValue(entityType, raw, a) {
     const fd = a.def;
@@ -700,6 +850,9 @@ class Store {
     return out;
   }
 }
+
+/** What an EspoCRM list item leaves out (see Store#output). */
+const LIST_SKIPPED_ROLES = new Set(['ids', 'names', 'columns', 'types', 'data', 'isFollowed', 'followersIds', 'followersNames']);
 
 /** @param {RawRecord} raw */
 function personName(raw) {

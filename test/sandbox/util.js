@@ -5,23 +5,38 @@ const crypto = require('node:crypto');
 
 /**
  * An error reply: status, X-Status-Reason text and an optional JSON body (EspoCRM puts the reason in a header
- * and leaves the body empty, except for duplicates and a few others).
+ * and leaves the body empty, except for duplicates and a few others). A null reason sends no X-Status-Reason at
+ * all: EspoCRM's ErrorOutput writes the header only for its own exceptions (Error, Forbidden, Conflict,
+ * BadRequest, NotFound, with an empty text when they have none), not for PHP's (TypeError, a database error, …).
  */
 class ApiError extends Error {
-  /** @param {number} status @param {string} [reason] @param {unknown} [body] @param {Record<string, string>} [headers] */
+  /** @param {number} status @param {string | null} [reason] @param {unknown} [body] @param {Record<string, string>} [headers] */
   constructor(status, reason = '', body = undefined, headers = undefined) {
     super(reason || `HTTP ${status}`);
     this.status = status;
     this.reason = reason;
+    /** The body is EspoCRM's only (a validation failure's messageTranslation): the standard dialect drops it. */
+    this.espoBody = false;
     this.body = body;
     this.headers = headers;
   }
 }
 
-/** @param {string} entityType @param {string} field @param {string} type */
+/**
+ * A field validation failure (Core/FieldValidation/FieldValidationManager → Exceptions/BadRequest::
+ * createWithBody): the reason in the header and the label for the front end as a JSON body. The body is marked
+ * EspoCRM's: the standard dialect sends none.
+ * @param {string} entityType @param {string} field @param {string} type
+ */
 function validationError(entityType, field, type) {
-  return new ApiError(400, `Field validation failure; entityType: ${entityType}, field: ${field}, type: ${type}.`);
+  const err = new ApiError(400, `Field validation failure; entityType: ${entityType}, field: ${field}, type: ${type}.`,
+    { messageTranslation: { label: 'validationFailure', scope: null, data: { field, type } } });
+  err.espoBody = true;
+  return err;
 }
+
+/** A PHP error that EspoCRM does not catch as its own: the status without an X-Status-Reason. @param {number} status */
+const phpError = (status = 500) => new ApiError(status, null);
 
 let lastIdMicros = 0n;
 /**
@@ -231,7 +246,7 @@ function phpJsonEncode(value) {
 }
 
 module.exports = {
-  ApiError, validationError, newId, formatDateTime, formatDate, parseDate, parseDateTime, parseStrictDateTime,
+  ApiError, validationError, phpError, newId, formatDateTime, formatDate, parseDate, parseDateTime, parseStrictDateTime,
   addDays, addMonths, zoneOffset, zonedToUtc, wallToInstant, instantToWall, normaliseWall, phpDateTime, todayIn,
   isValidTimeZone, phpJsonEncode,
 };

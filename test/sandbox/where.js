@@ -2,8 +2,9 @@
 'use strict';
 
 const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, hasName, collectionOf } = require('./metadata');
+const { selectAttributeList } = require('./espo');
 const {
-  ApiError, formatDateTime, addDays, addMonths, todayIn, isValidTimeZone, parseDateTime, phpDateTime,
+  ApiError, phpError, formatDateTime, addDays, addMonths, todayIn, isValidTimeZone, parseDateTime, phpDateTime,
   instantToWall, wallToInstant, normaliseWall,
 } = require('./util');
 
@@ -108,8 +109,9 @@ function compileItem(item, ctx) {
   const type = it.type;
   if (typeof type !== 'string' || type === '') throw badItem();
   if (!ALL_TYPES.has(type)) {
-    // EspoCRM 8.1.5 fails with 500 and an empty body; 8.2+ (and the standard dialect here) with 400.
-    throw new ApiError(ctx.unknownTypeStatus, ctx.unknownTypeStatus === 400 ? 'Unknown where type.' : '');
+    // EspoCRM 8.1.5 fails with 500, an empty body and the reason of its Error (Where/ItemGeneralConverter::convert);
+    // 8.2+ (and the standard dialect here) with 400.
+    throw new ApiError(ctx.unknownTypeStatus, ctx.unknownTypeStatus === 400 ? 'Unknown where type.' : `Unknown where item type '${type}'.`);
   }
   const value = it.value;
   const isDateTimeItem = phpTruthy(it.dateTime);
@@ -326,7 +328,7 @@ function datePredicate(type, value, now, { cmp, range, halfOpen, get }) {
 function transformDateTimeItem(type, value, timeZoneParam, nowMs) {
   const tz = typeof timeZoneParam === 'string' && timeZoneParam !== '' ? timeZoneParam : 'UTC';
   // new DateTimeZone('Foo') throws a plain exception: 500 without a reason.
-  if (!isValidTimeZone(tz)) throw new ApiError(500, '');
+  if (!isValidTimeZone(tz)) throw phpError(500);
   if (phpEmpty(value) && ['on', 'before', 'after'].includes(type)) throw whereError('Bad where item. Empty value.');
   const utc = (/** @type {number} */ t) => formatDateTime(t);
   /** @param {unknown} v */
@@ -334,7 +336,7 @@ function transformDateTimeItem(type, value, timeZoneParam, nowMs) {
     try {
       return phpDateTime(String(v), tz, nowMs);
     } catch {
-      throw new ApiError(500, '');
+      throw phpError(500);
     }
   };
   const nowWall = instantToWall(nowMs, tz);
@@ -469,6 +471,39 @@ function intParam(v, dflt, what) {
 }
 
 /**
+ * maxSize and offset as EspoCRM 8.1.5 reads them (Record/SearchParamsFetcher, Select/SearchParams::fromRaw): from
+ * the query, PHP's intval (`abc` is 0: an empty page); in searchParams JSON, a maxSize that is no integer is
+ * 400 `maxSize must be integer.` and an offset that is none a 500. A negative value reaches the database as a
+ * LIMIT it refuses: 500 without a reason.
+ * @param {ListParams} params @param {boolean} fromJson
+ */
+function espoPaging(params, fromJson) {
+  /** @param {unknown} v @param {'maxSize' | 'offset'} what @returns {number | null} */
+  const read = (v, what) => {
+    if (v === undefined || v === null || (!fromJson && v === '')) return null;
+    if (fromJson) {
+      if (typeof v !== 'number' || !Number.isInteger(v)) {
+        if (what === 'maxSize') throw new ApiError(400, 'maxSize must be integer.');
+        throw phpError(500);
+      }
+      return v;
+    }
+    return intval(v);
+  };
+  const maxSize = read(params.maxSize, 'maxSize');
+  const offset = read(params.offset, 'offset');
+  if (maxSize !== null && maxSize > MAX_SIZE_LIMIT) throw new ApiError(403, `Max size should not exceed ${MAX_SIZE_LIMIT}. Use offset and limit.`);
+  if ((maxSize !== null && maxSize < 0) || (offset !== null && offset < 0)) throw phpError(500);
+  return { maxSize: maxSize ?? MAX_SIZE_LIMIT, offset: offset ?? 0 };
+}
+
+/** PHP's intval of a query string value. @param {unknown} v */
+function intval(v) {
+  const m = /^\s*[+-]?\d+/.exec(String(v));
+  return m ? parseInt(m[0], 10) : 0;
+}
+
+/**
  * The attribute a field name sorts by: a link by its name, a linkParent by its type.
  * @param {string} entityType @param {string} orderBy
  */
@@ -480,14 +515,38 @@ function orderAttributeOf(entityType, orderBy) {
 }
 
 /**
- * Filters, sorts and pages records into the list envelope.
- * @param {{ store: Store, entityType: string, records: Iterable<RawRecord>, params: ListParams, noTotal: boolean,
- *   unknownTypeStatus: number, now?: number }} args
+ * The attributes of a field (Utils/FieldUtil::getAttributeList): a personName is its parts and the whole.
+ * @param {string} entityType @param {string} field
  */
-function runList({ store, entityType, records, params, noTotal, unknownTypeStatus, now = Date.now() }) {
-  const maxSize = intParam(params.maxSize, MAX_SIZE_LIMIT, 'maxSize');
-  if (maxSize > MAX_SIZE_LIMIT) throw new ApiError(403, `Max size should not exceed ${MAX_SIZE_LIMIT}. Use offset and limit.`);
-  const offset = intParam(params.offset, 0, 'offset');
+function fieldAttributes(entityType, field) {
+  const fd = ENTITY_DEFS[entityType].fields[field];
+  if (!fd) return [];
+  const attrs = getAttributes(entityType);
+  if (fd.type === 'personName') return ['salutationName', 'firstName', 'lastName', 'middleName', field].filter((a) => attrs.has(a));
+  return [...attrs.values()].filter((a) => a.field === field && a.role !== 'converted').map((a) => a.name);
+}
+
+/**
+ * Filters, sorts and pages records into the list envelope.
+ *   espo: EspoCRM 8.1.5's rules (the 'espocrm' and 'both' dialects): paging as espoPaging reads it; a bad `order`
+ *   is a 500 without a reason and an unknown orderBy a 500 `Order by non-existing field '…'.`
+ *   (Select/SearchParams::fromRaw, Select/Order/Applier::applyOrder); list items in the 'list' form; `select`
+ *   as Select\Applier builds it (espo.js), and a related list (link, parentType) without select cut the same way
+ *   when the parent type's service has mandatory select attributes for the link. Otherwise (the standard
+ *   dialect): 400 for bad parameters, full records, and a select of id, name, the attributes asked and their names.
+ * @param {{ store: Store, entityType: string, records: Iterable<RawRecord>, params: ListParams, noTotal: boolean,
+ *   unknownTypeStatus: number, now?: number, espo?: boolean, fromJson?: boolean, link?: string | null,
+ *   parentType?: string | null, viewerId?: string | null }} args
+ */
+function runList({ store, entityType, records, params, noTotal, unknownTypeStatus, now = Date.now(), espo = false, fromJson = false, link = null, parentType = null, viewerId = null }) {
+  let maxSize;
+  let offset;
+  if (espo) ({ maxSize, offset } = espoPaging(params, fromJson));
+  else {
+    maxSize = intParam(params.maxSize, MAX_SIZE_LIMIT, 'maxSize');
+    if (maxSize > MAX_SIZE_LIMIT) throw new ApiError(403, `Max size should not exceed ${MAX_SIZE_LIMIT}. Use offset and limit.`);
+    offset = intParam(params.offset, 0, 'offset');
+  }
   const attrs = getAttributes(entityType);
 
   // Without orderBy and order: the type's default (entityDefs.<Type>.collection); orderBy without order: asc.
@@ -495,16 +554,24 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
   const collection = collectionOf(entityType);
   let order = collection.order;
   let orderBy = collection.orderBy;
-  if (params.orderBy !== undefined && params.orderBy !== '') {
-    orderBy = orderAttributeOf(entityType, String(params.orderBy));
-    order = 'asc';
-    if (!attrs.has(orderBy)) throw new ApiError(400, `Not existing orderBy '${orderBy}'.`);
-  }
-  if (params.order !== undefined && params.order !== '') {
+  let orderByField = collection.orderBy;
+  if (params.order !== undefined && params.order !== '' && params.order !== null) {
     const o = String(params.order).toLowerCase();
-    if (o !== 'asc' && o !== 'desc') throw new ApiError(400, 'Bad order.');
-    order = o;
+    if (o !== 'asc' && o !== 'desc') {
+      if (espo) throw phpError(500);
+      throw new ApiError(400, 'Bad order.');
+    }
   }
+  if (params.orderBy !== undefined && params.orderBy !== '' && params.orderBy !== null) {
+    orderByField = String(params.orderBy);
+    orderBy = orderAttributeOf(entityType, orderByField);
+    order = 'asc';
+    if (!attrs.has(orderBy)) {
+      if (espo) throw new ApiError(500, `Order by non-existing field '${orderByField}'.`);
+      throw new ApiError(400, `Not existing orderBy '${orderBy}'.`);
+    }
+  }
+  if (params.order !== undefined && params.order !== '' && params.order !== null) order = String(params.order).toLowerCase() === 'asc' ? 'asc' : 'desc';
 
   const predicate = compileWhere(params.where, { store, entityType, now, unknownTypeStatus });
   const matched = [...records].filter(predicate);
@@ -521,20 +588,28 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
   });
   const page = keyed.slice(offset, offset + maxSize).map((k) => k.raw);
 
+  const asked = params.select !== undefined && params.select !== '' && params.select !== null
+    ? (Array.isArray(params.select) ? params.select.map(String) : String(params.select).split(',')).map((s) => s.trim()).filter(Boolean)
+    : null;
   /** @type {Set<string> | undefined} */
   let only;
-  if (params.select !== undefined && params.select !== '') {
-    const asked = Array.isArray(params.select) ? params.select.map(String) : String(params.select).split(',');
+  if (espo) {
+    const selected = selectAttributeList({
+      entityType, passed: asked, orderByField, link, parentType, hasAttribute: (a) => attrs.has(a),
+      fieldAttributes: (f) => fieldAttributes(entityType, f),
+    });
+    if (selected) only = new Set(selected);
+  } else if (asked) {
     only = new Set(['id']);
     if (hasName(entityType)) only.add('name');
-    for (const a of asked.map((s) => s.trim()).filter(Boolean)) {
+    for (const a of asked) {
       if (!attrs.has(a)) continue;
       only.add(a);
       if (a.endsWith('Id') && attrs.has(`${a.slice(0, -2)}Name`)) only.add(`${a.slice(0, -2)}Name`);
       if (a.endsWith('Ids') && attrs.has(`${a.slice(0, -3)}Names`)) only.add(`${a.slice(0, -3)}Names`);
     }
   }
-  const list = page.map((raw) => store.output(entityType, raw, 'full', only));
+  const list = page.map((raw) => store.output(entityType, raw, espo ? 'list' : 'full', only, viewerId));
   const hideTotal = noTotal || Boolean(ENTITY_DEFS[entityType].alwaysNoTotal);
   const total = hideTotal ? (offset + maxSize < matched.length ? -1 : -2) : matched.length;
   return { total, list };

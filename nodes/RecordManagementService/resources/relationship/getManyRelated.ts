@@ -9,9 +9,10 @@ import { apiRequest, listRecords } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
 /**
- * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers such a list without
- * Fields to Return with little more than the records' IDs: the node then asks for every field of the related type,
- * as its metadata (read once per run) lists them.
+ * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers some related lists
+ * without `select` (an account's contacts, whose link has attributes of its own) with little more than the records'
+ * IDs: without Fields to Return, the node asks for every field of the related type, as its metadata (read once per
+ * run) lists them.
  */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	let metadata: Promise<IDataObject> | undefined;
