@@ -346,6 +346,7 @@ async function main() {
 	const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
 
 	const startMs = Date.now() - t0;
+	const SANDBOX = require('../test/sandbox').SANDBOX_CREDENTIALS;
 	console.log(
 		[
 			'',
@@ -354,8 +355,12 @@ async function main() {
 			` log in with:  ${OWNER.email}  /  ${OWNER.password}`,
 			loggedIn ? '' : `   (could not log in with it: ${login.status} ${login.text.slice(0, 200)} — the owner was set up earlier with another password? RMS_DEV_RESET=1 npm run dev)`,
 			` workflow:     ${base}/workflow/${wf.id}   "${wf.name}"`,
-			` credentials:  "${CREDENTIAL.name}" -> ${sandboxOrigin} (API key ${require('../test/sandbox').SANDBOX_CREDENTIALS.apiKey})`,
+			` credentials:  "${CREDENTIAL.name}" -> ${sandboxOrigin} (API key ${SANDBOX.apiKey})`,
 			`               "${ESPO_CREDENTIAL.name}": same server, EspoCRM dialect (lists of types and fields from its metadata)`,
+			` secrets:      to set up other credentials for the sandbox (Base URL ${sandboxOrigin}):`,
+			`               API key ${SANDBOX.apiKey} | Basic ${SANDBOX.username} / ${SANDBOX.password}`,
+			`               HMAC (EspoCRM) key ${SANDBOX.hmacApiKey}, secret ${SANDBOX.hmacSecret}`,
+			`               OAuth 2.0 client ${SANDBOX.clientId}, secret ${SANDBOX.clientSecret} (Standard server)`,
 			` sandbox:      ${sandboxOrigin}/api/v1  (demo data; e.g. ${sandboxOrigin}/api/v1/Contact with header X-Api-Key)`,
 			` node:         search for "Record Management Service" in the nodes panel`,
 			` logs:         ${n8nLog}`,

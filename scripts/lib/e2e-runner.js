@@ -4,8 +4,10 @@
  * (scripts/e2e.js, against the sandbox) and `npm run test:espocrm` (scripts/espocrm/run.js, against a real EspoCRM).
  *
  *   1. installs or reuses Node 24 + n8n 2.41.1 (scripts/n8n-env.js, cached outside the repository)
- *   2. npm run build (unless --no-build), and checks that the package's dist/ files exist
- *   3. a fresh n8n user folder (<workDir>/user-folder) with this repository linked in as a community package
+ *   2. a fresh n8n user folder (<workDir>/user-folder) with this repository (or its copy) linked in as a community
+ *      package
+ *   3. npm run build (unless --no-build), and checks that the package's dist/ files exist; meanwhile (the import
+ *      commands load no community package) steps 4 and 5
  *   4. the server under test: `start()` of the caller (see below)
  *   5. its credentials and <workflowDir>/*.json imported with the n8n CLI
  *   6. each workflow run with `n8n execute --id=<id>`, its run data parsed and handed to the sibling
@@ -21,7 +23,17 @@
  *     failureLines(from): string[],            // printed under a FAIL (what the server received)
  *     close(): Promise<void>,
  *   }
- * `wf` is {name, id, checkFile, state: {}}: `state` is shared by the workflow's before and check.
+ * `wf` is {name, id, checkFile, state: {}, runs, runNumber}: `state` is shared by the workflow's before and check.
+ *
+ * Additions (all optional; see runE2E):
+ *   extraWorkflows   workflows from elsewhere (the examples), run after those of workflowDir
+ *   importOnly       workflows imported with the others but not run (used by phases)
+ *   prepareWorkflow  rewrites a workflow's JSON before the import (placeholders such as a folder's path)
+ *   n8nEnv           more environment variables for every n8n process
+ *   phases           longer scenarios of their own (the webhook trigger in `n8n start`), started right after the
+ *                    import and run alongside the workflows; each is one PASS/FAIL line, counted like a workflow
+ *   `module.exports.runs = 2` in a check module runs the workflow twice (the check sees result.runNumber);
+ *   its `before` runs once, before the first run.
  */
 
 const fs = require('fs');
@@ -69,7 +81,7 @@ function hint(res) {
 }
 
 /** What a check module receives as `result`. */
-function makeResult(name, run, res) {
+function makeResult(name, run, res, { runNumber = 1, runs = 1 } = {}) {
 	const runData = (run && run.data && run.data.resultData && run.data.resultData.runData) || {};
 	const nodeRuns = (node) => {
 		if (!runData[node]) throw new assert.AssertionError({ message: `node "${node}" did not run (ran: ${Object.keys(runData).join(', ')})` });
@@ -79,6 +91,9 @@ function makeResult(name, run, res) {
 		name,
 		run,
 		runData,
+		/** 1 for the first execution of a workflow that runs several times (`module.exports.runs`), 2 for the second... */
+		runNumber,
+		runs,
 		durationMs: res.ms,
 		stdout: res.stdout,
 		nodesRun: Object.keys(runData),
@@ -116,14 +131,14 @@ function copyPackage(pkg, dir) {
 }
 
 /** The workflows of a folder (file-name order), each with its check module beside it. */
-function loadWorkflows(workflowDir, only) {
+function loadWorkflows(workflowDir, only, { allowNone = false } = {}) {
 	const names = fs
 		.readdirSync(workflowDir)
 		.filter((f) => f.endsWith('.json'))
 		.map((f) => f.slice(0, -5))
 		.filter((n) => n.includes(only))
 		.sort();
-	if (!names.length) throw new Error(`no workflows in ${workflowDir}${only ? ` matching "${only}"` : ''}`);
+	if (!names.length && !allowNone) throw new Error(`no workflows in ${workflowDir}${only ? ` matching "${only}"` : ''}`);
 	return names.map((name) => {
 		const wf = JSON.parse(fs.readFileSync(path.join(workflowDir, `${name}.json`), 'utf8'));
 		if (!wf.id) throw new Error(`${name}.json has no "id" (n8n import:workflow needs one)`);
@@ -134,6 +149,26 @@ function loadWorkflows(workflowDir, only) {
 }
 
 /**
+ * n8n 2.41.1's `n8n execute` names the Manual Trigger as the start node but does not use it: the run starts at the
+ * first trigger node in the workflow's node list (Workflow.getStartNode()), a Schedule Trigger listed before the
+ * Manual Trigger included. The Manual Triggers are therefore moved to the front of the list (the editor does not
+ * care about the order).
+ */
+function manualTriggerFirst(json) {
+	const manual = (n) => n.type === 'n8n-nodes-base.manualTrigger';
+	if (!json.nodes.some(manual)) return json;
+	return { ...json, nodes: [...json.nodes.filter(manual), ...json.nodes.filter((n) => !manual(n))] };
+}
+
+/** How often a check module wants its workflow run (`module.exports.runs`, default 1). */
+function runsOf(checkFile) {
+	const runs = require(checkFile).runs;
+	if (runs === undefined) return 1;
+	if (!Number.isInteger(runs) || runs < 1) throw new Error(`${checkFile}: module.exports.runs must be a whole number of at least 1`);
+	return runs;
+}
+
+/**
  * The whole run. Resolves to the exit code (0: every workflow passed).
  * options: workflowDir, workDir, start() (see above), argv (default process.argv.slice(2)),
  *          only (default $E2E_ONLY), keep (default $E2E_KEEP), afterRun(summary) (optional, prints extra lines),
@@ -141,7 +176,18 @@ function loadWorkflows(workflowDir, only) {
  *          isolatePackage (n8n loads a copy of package.json + dist/ made right after the build, in <workDir>/package,
  *          so that a build started meanwhile in the same checkout cannot change the package under a running test),
  *          tolerateCrashAfterSuccess (an `n8n execute` that printed a finished, successful run and then died with
- *          SIGSEGV while exiting is checked like a successful one).
+ *          SIGSEGV while exiting is checked like a successful one),
+ *          extraWorkflows ([{ name, json, checkFile }]: run after those of workflowDir, in this order; `only`
+ *          applies to their names too),
+ *          importOnly ([workflow JSON]: imported with the others, never run by `n8n execute`),
+ *          prepareWorkflow ((json, wf) => json: each workflow to run, before the import),
+ *          n8nEnv ({ NAME: value }: added to the environment of every n8n process),
+ *          phases ([{ name, run(ctx) }]: started once the import is done, alongside the workflows; a phase passes
+ *          when run() resolves and fails when it rejects; `only` applies to the names. ctx = { p, userFolder,
+ *          n8nEnv, databaseFiles, packageRoot, workDir, keep, log }: p from ensureN8n(), userFolder and n8nEnv those of
+ *          the workflows (their executions write to its database meanwhile), databaseFiles a copy of n8n's database
+ *          files as the import left them (credentials and workflows, importOnly included: copy them into a user
+ *          folder of the phase's own), packageRoot the package n8n loads).
  */
 async function runE2E(options) {
 	const {
@@ -155,101 +201,168 @@ async function runE2E(options) {
 		saveOutput = false,
 		isolatePackage = false,
 		tolerateCrashAfterSuccess = false,
+		extraWorkflows = [],
+		importOnly = [],
+		prepareWorkflow,
+		n8nEnv: moreEnv = {},
+		phases = [],
 	} = options;
 	const t0 = Date.now();
 
+	// what will run: known before anything long starts
+	const chosenExtra = extraWorkflows.filter((w) => w.name.includes(only)).map((w) => ({ state: {}, ...w, id: w.json.id }));
+	const chosenPhases = phases.filter((ph) => ph.name.includes(only));
+	const workflows = [...loadWorkflows(workflowDir, only, { allowNone: chosenExtra.length + chosenPhases.length > 0 }), ...chosenExtra];
+	for (const wf of workflows) {
+		if (!wf.id) throw new Error(`${wf.name} has no "id" (n8n import:workflow needs one)`);
+		wf.runs = runsOf(wf.checkFile);
+	}
+
 	const p = await env.ensureN8n();
 	const tInstall = Date.now() - t0;
-
-	if (!argv.includes('--no-build')) {
-		env.log('npm run build');
-		await env.runNpm(['run', 'build']);
-	}
 	const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
-	for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
-		if (!fs.existsSync(path.join(REPO, f))) throw new Error(`${f} is missing after the build`);
-	const packageRoot = isolatePackage ? copyPackage(pkg, path.join(workDir, 'package')) : REPO;
+	const packageRoot = isolatePackage ? path.join(workDir, 'package') : REPO;
 
-	// fresh user folder
+	// fresh user folder (with isolatePackage, its link to the package resolves once the build is copied)
 	const userFolder = path.join(workDir, 'user-folder');
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
 	env.prepareUserFolder(userFolder, { repoRoot: packageRoot });
-	const n8nEnv = env.n8nEnv(userFolder);
+	const n8nEnv = env.n8nEnv(userFolder, moreEnv);
 
-	// the server under test
-	const server = await start();
-
+	let server;
 	let passed = 0;
 	let failed = 0;
 	const results = [];
+	const report = (name, problem, ms, extraLines = []) => {
+		if (!problem) {
+			passed++;
+			console.log(`PASS  ${name}  (${secs(ms)})`);
+			return;
+		}
+		failed++;
+		console.log(`FAIL  ${name}  (${secs(ms)})`);
+		console.log(
+			String(problem && problem.stack ? problem.message : problem)
+				.split('\n')
+				.map((l) => `      ${l}`)
+				.join('\n'),
+		);
+		for (const l of extraLines) console.log(l);
+	};
+	let running = [];
+	const importDir = path.join(workDir, 'import');
 	try {
-		// credentials
-		const importDir = path.join(workDir, 'import');
-		fs.rmSync(importDir, { recursive: true, force: true });
-		fs.mkdirSync(path.join(importDir, 'workflows'), { recursive: true });
-		const creds = server.credentials;
-		fs.writeFileSync(path.join(importDir, 'credentials.json'), JSON.stringify(creds, null, 2));
-		env.log(`n8n import:credentials (${creds.length})`);
-		let res = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`]);
-		if (res.code !== 0) throw new Error(`import:credentials failed:\n${errorText(res)}`);
+		// the build, and meanwhile the server under test and the import (`n8n import:*` loads no community package)
+		const building = (async () => {
+			if (!argv.includes('--no-build')) {
+				env.log('npm run build');
+				await env.runNpm(['run', 'build']);
+			}
+			for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
+				if (!fs.existsSync(path.join(REPO, f))) throw new Error(`${f} is missing after the build`);
+			if (isolatePackage) copyPackage(pkg, packageRoot);
+		})();
+		const importing = (async () => {
+			server = await start();
+			// credentials
+			fs.rmSync(importDir, { recursive: true, force: true });
+			fs.mkdirSync(path.join(importDir, 'workflows'), { recursive: true });
+			const creds = server.credentials;
+			fs.writeFileSync(path.join(importDir, 'credentials.json'), JSON.stringify(creds, null, 2));
+			env.log(`n8n import:credentials (${creds.length})`);
+			let res = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`]);
+			if (res.code !== 0) throw new Error(`import:credentials failed:\n${errorText(res)}`);
 
-		// workflows
-		const workflows = loadWorkflows(workflowDir, only);
-		for (const wf of workflows) fs.writeFileSync(path.join(importDir, 'workflows', `${wf.name}.json`), JSON.stringify(wf.json));
-		env.log(`n8n import:workflow (${workflows.length})`);
-		res = await env.runN8n(p, n8nEnv, ['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`]);
-		if (res.code !== 0) throw new Error(`import:workflow failed:\n${errorText(res)}`);
+			// workflows (one file per workflow id: a workflow that runs twice is imported once)
+			const toImport = new Map();
+			for (const wf of workflows) {
+				wf.json = manualTriggerFirst(wf.json);
+				if (prepareWorkflow) wf.json = prepareWorkflow(wf.json, wf);
+				toImport.set(wf.id, wf.json);
+			}
+			for (const json of chosenPhases.length ? importOnly : []) toImport.set(json.id, json);
+			for (const [id, json] of toImport) fs.writeFileSync(path.join(importDir, 'workflows', `${id}.json`), JSON.stringify(json));
+			env.log(`n8n import:workflow (${toImport.size})`);
+			res = await env.runN8n(p, n8nEnv, ['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`]);
+			if (res.code !== 0) throw new Error(`import:workflow failed:\n${errorText(res)}`);
+		})();
+		// both end before anything is reported: no process of theirs is left running
+		const [built, imported] = await Promise.allSettled([building, importing]);
+		if (built.status === 'rejected') throw built.reason;
+		if (imported.status === 'rejected') throw imported.reason;
 
 		const tSetup = Date.now() - t0;
-		console.log(`\nRunning ${workflows.length} workflow(s) with n8n ${env.N8N_VERSION} (setup took ${secs(tSetup)}, install check ${secs(tInstall)})\n`);
+		// phases: alongside the workflows, each with a copy of the database as the import left it (SQLite in WAL mode:
+		// the file and its -wal file, taken while no n8n process runs)
+		const databaseFiles = [];
+		if (chosenPhases.length) {
+			const dbDir = path.join(importDir, 'database');
+			fs.mkdirSync(dbDir, { recursive: true });
+			for (const f of ['database.sqlite', 'database.sqlite-wal']) {
+				const from = path.join(userFolder, '.n8n', f);
+				if (!fs.existsSync(from)) continue;
+				fs.copyFileSync(from, path.join(dbDir, f));
+				databaseFiles.push(path.join(dbDir, f));
+			}
+		}
+		running = chosenPhases.map((phase) => {
+			const started = Date.now();
+			const ctx = { p, userFolder, n8nEnv, databaseFiles, packageRoot, workDir, keep, log: env.log };
+			return Promise.resolve()
+				.then(() => phase.run(ctx))
+				.then(
+					() => ({ phase, ms: Date.now() - started }),
+					(problem) => ({ phase, ms: Date.now() - started, problem: problem || new Error('failed') }),
+				);
+		});
+		const count = workflows.reduce((n, wf) => n + wf.runs, 0);
+		console.log(
+			`\nRunning ${count} workflow execution(s)${chosenPhases.length ? ` and ${chosenPhases.map((ph) => ph.name).join(', ')} alongside` : ''} with n8n ${env.N8N_VERSION} (setup took ${secs(tSetup)}, install check ${secs(tInstall)})\n`,
+		);
 
 		for (const wf of workflows) {
-			let problem;
-			let from = server.mark();
-			let r = { ms: 0 };
-			const started = Date.now();
-			try {
-				delete require.cache[require.resolve(wf.checkFile)];
-				const check = require(wf.checkFile);
-				// an optional `before(server)` export prepares the server (for example expireTokens())
-				if (typeof check.before === 'function') await check.before(server.beforeArg(wf));
-				from = server.mark();
-				r = await env.runN8n(p, n8nEnv, ['execute', `--id=${wf.id}`], { timeoutMs: 3 * 60 * 1000 });
-				if (saveOutput) fs.writeFileSync(path.join(workDir, `${wf.name}.out.txt`), `${r.stdout}\n--- stderr ---\n${r.stderr}`);
-				let crashedAfter = false;
-				if (r.code !== 0) {
-					// n8n 2.41.1 on Node 24 now and then dies with SIGSEGV while shutting down, after it printed the whole run
-					const printed = tolerateCrashAfterSuccess && r.code === 'SIGSEGV' ? parseRunSafely(r.stdout) : undefined;
-					if (!(printed && printed.finished && printed.status === 'success'))
-						throw new Error(`n8n execute exited with ${r.code}:\n${errorText(r)}${hint(r)}`);
-					crashedAfter = true;
+			for (let runNumber = 1; runNumber <= wf.runs; runNumber++) {
+				const label = wf.runs > 1 ? `${wf.name} (run ${runNumber} of ${wf.runs})` : wf.name;
+				let problem;
+				let from = server.mark();
+				let r = { ms: 0 };
+				const started = Date.now();
+				wf.runNumber = runNumber;
+				try {
+					delete require.cache[require.resolve(wf.checkFile)];
+					const check = require(wf.checkFile);
+					// an optional `before(server)` export prepares the server (for example expireTokens()), once
+					if (runNumber === 1 && typeof check.before === 'function') await check.before(server.beforeArg(wf));
+					from = server.mark();
+					r = await env.runN8n(p, n8nEnv, ['execute', `--id=${wf.id}`], { timeoutMs: 3 * 60 * 1000 });
+					if (saveOutput) fs.writeFileSync(path.join(workDir, `${wf.name}${wf.runs > 1 ? `.${runNumber}` : ''}.out.txt`), `${r.stdout}\n--- stderr ---\n${r.stderr}`);
+					let crashedAfter = false;
+					if (r.code !== 0) {
+						// n8n 2.41.1 on Node 24 now and then dies with SIGSEGV while shutting down, after it printed the whole run
+						const printed = tolerateCrashAfterSuccess && r.code === 'SIGSEGV' ? parseRunSafely(r.stdout) : undefined;
+						if (!(printed && printed.finished && printed.status === 'success'))
+							throw new Error(`n8n execute exited with ${r.code}:\n${errorText(r)}${hint(r)}`);
+						crashedAfter = true;
+					}
+					const run = parseRun(r.stdout);
+					if (crashedAfter) console.log(`      (${label}: n8n crashed with SIGSEGV while exiting, after printing a successful run: checked anyway)`);
+					if (!run) throw new Error(`no "Execution was successful:" JSON in the output:\n${errorText(r)}`);
+					await check(makeResult(wf.name, run, r, { runNumber, runs: wf.runs }), server.checkArg(from, wf), assert);
+				} catch (e) {
+					problem = e || new Error('failed');
 				}
-				const run = parseRun(r.stdout);
-				if (crashedAfter) console.log(`      (${wf.name}: n8n crashed with SIGSEGV while exiting, after printing a successful run: checked anyway)`);
-				if (!run) throw new Error(`no "Execution was successful:" JSON in the output:\n${errorText(r)}`);
-				await check(makeResult(wf.name, run, r), server.checkArg(from, wf), assert);
-			} catch (e) {
-				problem = e || new Error('failed');
-			}
-			results.push({ name: wf.name, ok: !problem, executeMs: r.ms, totalMs: Date.now() - started, problem });
-			if (!problem) {
-				passed++;
-				console.log(`PASS  ${wf.name}  (${secs(r.ms)})`);
-			} else {
-				failed++;
-				console.log(`FAIL  ${wf.name}  (${secs(r.ms)})`);
-				console.log(
-					String(problem && problem.stack ? problem.message : problem)
-						.split('\n')
-						.map((l) => `      ${l}`)
-						.join('\n'),
-				);
-				for (const l of server.failureLines(from)) console.log(l);
+				results.push({ name: label, ok: !problem, executeMs: r.ms, totalMs: Date.now() - started, problem });
+				report(label, problem, r.ms, problem ? server.failureLines(from) : []);
 			}
 		}
 	} finally {
-		await server.close();
+		// the phases stop what they started themselves, also when they fail
+		for (const { phase, ms, problem } of await Promise.all(running)) {
+			results.push({ name: phase.name, ok: !problem, totalMs: ms, problem, phase: true });
+			report(phase.name, problem, ms, (problem && problem.lines) || []);
+		}
+		if (server) await server.close();
 		if (!failed && !keep) fs.rmSync(userFolder, { recursive: true, force: true });
 		else console.log(`\n(n8n user folder kept for inspection: ${userFolder})`);
 	}

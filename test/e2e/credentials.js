@@ -3,6 +3,7 @@
  * The credentials the e2e workflows use, one per authentication scheme, all pointing at the sandbox.
  * Workflows reference them by id and name:
  *   "credentials": { "recordManagementServiceApi": { "id": "rmsE2eApiKey0001", "name": "RMS sandbox (API key)" } }
+ * `webhook` points at the second sandbox, the one of the webhook phase (test/e2e/webhook/), when its origin is given.
  */
 const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
 
@@ -12,10 +13,11 @@ const CREDENTIALS = {
 	oauth: { id: 'rmsE2eOAuth00001', name: 'RMS sandbox (OAuth client credentials)' },
 	hmac: { id: 'rmsE2eHmac000001', name: 'RMS sandbox (HMAC, EspoCRM)' },
 	espoApiKey: { id: 'rmsE2eEspoKey001', name: 'RMS sandbox (EspoCRM, API key)' },
+	webhook: { id: 'rmsE2eWebhook001', name: 'RMS webhook sandbox (EspoCRM, API key)' },
 };
 
 /** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain data values). */
-function credentialFiles(origin) {
+function credentialFiles(origin, { webhookOrigin } = {}) {
 	const base = { baseUrl: origin, server: 'standard', allowUnauthorizedCerts: false };
 	const data = {
 		apiKey: { ...base, authentication: 'apiKey', apiKey: S.apiKey },
@@ -23,13 +25,17 @@ function credentialFiles(origin) {
 		oauth: { ...base, authentication: 'oAuth2ClientCredentials', clientId: S.clientId, clientSecret: S.clientSecret },
 		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
 		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
+		// the webhook trigger needs EspoCRM and an API user (API key or HMAC)
+		webhook: webhookOrigin && { ...base, baseUrl: webhookOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 	};
-	return Object.entries(CREDENTIALS).map(([k, c]) => ({
-		id: c.id,
-		name: c.name,
-		type: 'recordManagementServiceApi',
-		data: data[k],
-	}));
+	return Object.entries(CREDENTIALS)
+		.filter(([k]) => data[k])
+		.map(([k, c]) => ({
+			id: c.id,
+			name: c.name,
+			type: 'recordManagementServiceApi',
+			data: data[k],
+		}));
 }
 
 module.exports = { CREDENTIALS, credentialFiles };

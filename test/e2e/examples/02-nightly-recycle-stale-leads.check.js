@@ -1,0 +1,67 @@
+'use strict';
+/**
+ * examples/02-nightly-recycle-stale-leads.json (API key, EspoCRM server), run from its Manual Trigger: Record > Get
+ * Many of the New leads not modified for 30 days, then Bulk > Mass Update setting them Recycled, in one request.
+ * (n8n 2.41.1's `n8n execute` would start at the Schedule Trigger, the first trigger in the file's node list; the
+ * runner lists the Manual Trigger first, and the check makes sure that only it ran.)
+ *
+ * `before` seeds leads in the past (sandbox.store.create takes createdAt and modifiedAt): three stale New ones (the
+ * only ones to recycle), two New ones modified recently (one of them created long ago: modifiedAt counts, not
+ * createdAt) and a stale one of another status.
+ */
+const { formatDateTime } = require('../../sandbox/util');
+
+const daysAgo = (n) => formatDateTime(Date.now() - n * 24 * 3600 * 1000);
+
+module.exports = (result, sandbox, assert) => {
+	const { stale, fresh, other } = sandbox.state;
+	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
+	// started from the Manual Trigger only (the runner lists it first: see manualTriggerFirst in scripts/lib/e2e-runner.js)
+	assert.deepEqual(result.nodesRun, ['When clicking ‘Execute workflow’', 'New leads older than 30 days', 'Mark them Recycled']);
+
+	// the search: status New and modifiedAt older than 30 days
+	const [search, ...more] = sandbox.find('GET', '/Lead');
+	assert.equal(more.length, 0);
+	const where = search.query.where;
+	assert.deepEqual(where[0], { type: 'equals', attribute: 'status', value: 'New' });
+	assert.equal(where[1].type, 'olderThanXDays');
+	assert.equal(where[1].attribute, 'modifiedAt');
+	assert.equal(String(where[1].value), '30');
+	assert.equal(String(where[1].dateTime), 'true');
+	const found = result.items('New leads older than 30 days');
+	assert.deepEqual(found.map((l) => l.id).sort(), [...stale].sort(), 'found exactly the stale New leads');
+
+	// one mass update (EspoCRM: POST /MassAction) with their ids
+	const mass = sandbox.find('POST', '/MassAction');
+	assert.equal(mass.length, 1);
+	assert.deepEqual({ ...mass[0].body, params: { ids: [...mass[0].body.params.ids].sort() } }, {
+		entityType: 'Lead',
+		action: 'update',
+		params: { ids: [...stale].sort() },
+		data: { status: 'Recycled' },
+	});
+	assert.equal(sandbox.requests.length, 2, 'two requests in all');
+
+	// afterwards
+	for (const id of stale) assert.equal(sandbox.store.get('Lead', id).status, 'Recycled', `stale lead ${id}`);
+	for (const id of fresh) assert.equal(sandbox.store.get('Lead', id).status, 'New', `recent lead ${id} left alone`);
+	assert.equal(sandbox.store.get('Lead', other).status, 'Assigned', 'a stale lead of another status left alone');
+};
+
+module.exports.credential = 'espoApiKey';
+
+module.exports.before = (sandbox) => {
+	const lead = (lastName, status, createdDaysAgo, modifiedDaysAgo) =>
+		sandbox.store.create('Lead', {
+			firstName: 'Example02',
+			lastName,
+			status,
+			createdAt: daysAgo(createdDaysAgo),
+			modifiedAt: daysAgo(modifiedDaysAgo),
+		}).id;
+	const leftovers = sandbox.store.list('Lead').filter((l) => l.status === 'New' && l.modifiedAt < daysAgo(30));
+	if (leftovers.length) throw new Error(`stale New leads exist before the example ran: ${leftovers.map((l) => l.id).join(', ')}`);
+	sandbox.state.stale = [lead('E2eExample-Stale-1', 'New', 45, 45), lead('E2eExample-Stale-2', 'New', 120, 31), lead('E2eExample-Stale-3', 'New', 400, 365)];
+	sandbox.state.fresh = [lead('E2eExample-Fresh-1', 'New', 2, 2), lead('E2eExample-Fresh-2', 'New', 90, 29)];
+	sandbox.state.other = lead('E2eExample-Assigned', 'Assigned', 90, 60);
+};

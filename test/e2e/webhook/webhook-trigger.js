@@ -1,0 +1,202 @@
+'use strict';
+/*
+ * The webhook trigger in the real n8n (issue 17): `n8n start` with the workflow published, against a sandbox of its
+ * own (EspoCRM dialect, so that /Webhook exists). A phase of `npm run test:e2e` (scripts/e2e.js): it runs alongside
+ * the `n8n execute` workflows, so its n8n start-up costs no time of its own.
+ *
+ *   workflow   webhook-trigger.json: Record Management Service Webhook Trigger (Contact; events create and update;
+ *              Include Full Record on; credential "RMS webhook sandbox (EspoCRM, API key)") → No Operation "Received"
+ *   n8n        its own user folder (<workDir>/webhook/user-folder), with the database that the run's import left
+ *              (credentials and workflows, this one included; copied before any execution) and the same package;
+ *              one main process (SQLite, regular mode), started with scripts/lib/n8n-server.js
+ *
+ * Steps and what they assert:
+ *   1. owner set up, logged in; the workflow published through the REST API, as the editor does
+ *   2. the sandbox holds one webhook per event (Contact.create, Contact.update), each with n8n's production URL
+ *      <base>/webhook/<webhookId>/webhook, made by the API key's user; n8n serves that URL
+ *   3. two contacts created, sandbox.webhooks.deliver(): one signed POST, 200; one execution whose trigger items are
+ *      the two created records, oldest first, and "Received" got the same
+ *   4. one contact updated, deliver(): the delivery carries only the changed field and the id; the execution's item
+ *      is the whole record, which the trigger read with GET /Contact/{id}
+ *   5. a POST with a wrong X-Signature and one without get 401, one signed for a webhook id the trigger does not
+ *      know gets 410; none starts an execution
+ *   6. unpublished: both webhooks deleted from the sandbox (DELETE /Webhook/{id}, 200 each)
+ *   7. n8n stopped (also when a step fails; on Ctrl-C scripts/e2e.js kills it)
+ */
+const fs = require('fs');
+const path = require('path');
+const crypto = require('crypto');
+const assert = require('assert/strict');
+const env = require('../../../scripts/n8n-env');
+const srv = require('../../../scripts/lib/n8n-server');
+
+const workflow = require('./webhook-trigger.json');
+
+const NAME = 'webhook-trigger (n8n start)';
+const TRIGGER = 'Contact Changed';
+const NEXT = 'Received';
+const API_KEY_USER_ID = require('../../sandbox').SANDBOX_USERS.apiKey.id;
+
+/** X-Signature as EspoCRM signs a delivery: base64("<webhookId>:" + raw HMAC-SHA256 of the body with the secret). */
+function signature(webhookId, secret, body) {
+	return Buffer.concat([Buffer.from(`${webhookId}:`), crypto.createHmac('sha256', secret).update(body).digest()]).toString('base64');
+}
+
+/** The json of a node's items in an execution recorded by n8n (first run, output 0). */
+function itemsOf(execution, node) {
+	const runs = (execution.data.resultData && execution.data.resultData.runData && execution.data.resultData.runData[node]) || [];
+	assert.ok(runs.length, `execution ${execution.id}: node "${node}" did not run`);
+	return ((runs[0].data && runs[0].data.main && runs[0].data.main[0]) || []).map((i) => i.json);
+}
+
+/**
+ * The phase. ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log) plus `sandbox`,
+ * the webhook sandbox that the credential points at.
+ */
+async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, sandbox }) {
+	const t0 = Date.now();
+	const dir = path.join(workDir, 'webhook');
+	fs.rmSync(dir, { recursive: true, force: true });
+	const userFolder = path.join(dir, 'user-folder');
+	env.prepareUserFolder(userFolder, { repoRoot: packageRoot });
+	for (const f of databaseFiles) fs.copyFileSync(f, path.join(userFolder, '.n8n', path.basename(f)));
+	const logFile = path.join(dir, 'n8n.log');
+	// stopAll() below; on Ctrl-C, scripts/e2e.js kills the process groups of its children, this n8n included
+	const procs = new srv.Processes({ log });
+	const timings = {};
+	const mark = (what) => (timings[what] = Date.now() - t0);
+	const webhookId = workflow.nodes.find((n) => n.name === TRIGGER).webhookId;
+	const fromRequest = sandbox.requests.length;
+	let main;
+	let ok = false;
+	try {
+		// the environment of the workflows' n8n processes, with this user folder
+		main = await srv.startN8n({ procs, p, role: 'main', env: { ...n8nEnv, N8N_USER_FOLDER: userFolder }, logFile, expectPackage: env.PACKAGE_NAME });
+		mark('n8n ready');
+		const { cookie } = await srv.setupOwner(main.baseUrl);
+		const url = `${main.baseUrl}/webhook/${webhookId}/webhook`;
+
+		// 1, 2: publish; one webhook per event, with the production URL
+		await srv.activateWorkflow(main.baseUrl, cookie, workflow.id);
+		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { proc: main.proc });
+		mark('published');
+		const registered = sandbox.webhooks.list();
+		assert.deepEqual(
+			registered.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive })).sort((a, b) => a.event.localeCompare(b.event)),
+			[
+				{ event: 'Contact.create', url, userId: API_KEY_USER_ID, isActive: true },
+				{ event: 'Contact.update', url, userId: API_KEY_USER_ID, isActive: true },
+			],
+			'the sandbox holds one webhook per event, with main\'s production URL',
+		);
+		const posts = sandbox.requests.slice(fromRequest).filter((r) => r.method === 'POST' && r.path === '/Webhook');
+		assert.deepEqual(posts.map((r) => [r.status, r.headers['x-api-key'], r.body.url]), [
+			[201, 'sandbox-api-key', url],
+			[201, 'sandbox-api-key', url],
+		]);
+		await srv.waitForWebhook(main.baseUrl, `${webhookId}/webhook`, { proc: main.proc });
+
+		const executions = async () => srv.listExecutions(main.baseUrl, cookie, { workflowId: workflow.id });
+		const finished = (e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+		/** Waits for the `n`-th execution to finish, returns it with its run data. */
+		const nthExecution = async (n) => {
+			const list = await srv.waitFor(`execution ${n} of the webhook trigger`, async () => {
+				const l = await executions();
+				return l.length >= n && l.every(finished) ? l : undefined;
+			}, { timeoutMs: 60000, intervalMs: 200, proc: main.proc });
+			assert.equal(list.length, n, `${list.length} executions, expected ${n}`);
+			const newest = list.sort((a, b) => Number(b.id) - Number(a.id))[0];
+			const e = await srv.getExecution(main.baseUrl, cookie, newest.id, { n8nBin: p.n8nBin });
+			assert.equal(e.status, 'success', `execution ${e.id}: ${e.status} ${JSON.stringify(e.data.resultData && e.data.resultData.error)}`);
+			assert.equal(e.mode, 'webhook');
+			return e;
+		};
+
+		// 3: two contacts created, one signed delivery, one execution with both records
+		const ada = sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'E2eWebhook-Lovelace', emailAddress: 'ada.webhook@example.com' });
+		const alan = sandbox.store.create('Contact', { firstName: 'Alan', lastName: 'E2eWebhook-Turing' });
+		let report = await sandbox.webhooks.deliver();
+		mark('create delivered');
+		assert.deepEqual(report.requests.map((r) => [r.event, r.count, r.status, r.outcome]), [['Contact.create', 2, 200, 'delivered']]);
+		const createDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
+		assert.match(createDelivery.requestHeaders['X-Signature'] || createDelivery.requestHeaders['x-signature'], /^[A-Za-z0-9+/=]+$/);
+		const created = await nthExecution(1);
+		mark('create executed');
+		const createdItems = itemsOf(created, TRIGGER);
+		assert.deepEqual(createdItems.map((i) => [i.id, i.firstName, i.lastName]), [
+			[ada.id, 'Ada', 'E2eWebhook-Lovelace'],
+			[alan.id, 'Alan', 'E2eWebhook-Turing'],
+		]);
+		assert.deepEqual(itemsOf(created, NEXT), createdItems, `"${NEXT}" got the trigger's items`);
+
+		// 4: an update: the delivery names the changed field, the execution has the whole record
+		const readsBefore = sandbox.requests.length;
+		sandbox.store.update('Contact', ada.id, { description: 'changed by the e2e test' });
+		report = await sandbox.webhooks.deliver();
+		mark('update delivered');
+		assert.deepEqual(report.requests.map((r) => [r.event, r.count, r.status, r.outcome]), [['Contact.update', 1, 200, 'delivered']]);
+		const updateDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
+		assert.equal(updateDelivery.payload[0].id, ada.id);
+		assert.equal(updateDelivery.payload[0].lastName, undefined, 'an update delivery carries only what changed');
+		const updated = await nthExecution(2);
+		mark('update executed');
+		const [full] = itemsOf(updated, TRIGGER);
+		assert.equal(itemsOf(updated, TRIGGER).length, 1);
+		assert.deepEqual(
+			{ id: full.id, firstName: full.firstName, lastName: full.lastName, emailAddress: full.emailAddress, description: full.description },
+			{ id: ada.id, firstName: 'Ada', lastName: 'E2eWebhook-Lovelace', emailAddress: 'ada.webhook@example.com', description: 'changed by the e2e test' },
+			'the updated record in full',
+		);
+		const reads = sandbox.requests.slice(readsBefore).filter((r) => r.method === 'GET' && r.path.startsWith('/Contact/'));
+		assert.deepEqual(reads.map((r) => [r.status, r.path, r.headers['x-api-key']]), [[200, `/Contact/${ada.id}`, 'sandbox-api-key']]);
+
+		// 5: refused deliveries start nothing
+		const body = JSON.stringify([{ id: ada.id, description: 'forged' }]);
+		const json = { 'content-type': 'application/json' };
+		const someWebhook = registered[0];
+		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature(someWebhook.id, 'not-the-secret', body) } });
+		const missing = await srv.request('POST', url, { body, headers: json });
+		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature('0000000000000beef', someWebhook.secretKey, body) } });
+		assert.deepEqual(
+			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
+			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },
+		);
+		await srv.sleep(1000);
+		const after = await executions();
+		assert.equal(after.length, 2, `refused deliveries started executions: ${after.length} in all`);
+		mark('refusals checked');
+
+		// 6: unpublishing deletes the webhooks
+		const beforeDelete = sandbox.requests.length;
+		await srv.deactivateWorkflow(main.baseUrl, cookie, workflow.id);
+		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { published: false, proc: main.proc });
+		mark('unpublished');
+		assert.deepEqual(sandbox.webhooks.list(), [], 'unpublishing deleted the webhooks from the sandbox');
+		const deletes = sandbox.requests.slice(beforeDelete).filter((r) => r.method === 'DELETE');
+		assert.deepEqual(deletes.map((r) => `${r.status} ${r.path}`).sort(), registered.map((w) => `200 /Webhook/${w.id}`).sort());
+		ok = true;
+	} catch (e) {
+		const problem = e instanceof Error ? e : new Error(String(e));
+		problem.lines = [
+			`      sandbox (webhook phase) received ${sandbox.requests.length - fromRequest} request(s):`,
+			...sandbox.requests
+				.slice(fromRequest)
+				.slice(0, 30)
+				.map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
+			`      last lines of ${logFile}:`,
+			...srv
+				.tailFile(logFile, 25)
+				.split('\n')
+				.map((l) => `        ${l}`),
+		];
+		throw problem;
+	} finally {
+		await procs.stopAll();
+		mark('n8n stopped');
+		log(`webhook phase: ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}s`).join(', ')}`);
+		if (ok && !keep) fs.rmSync(dir, { recursive: true, force: true });
+		else log(`webhook phase: n8n user folder and log kept in ${dir}`);
+	}
+}
+
+module.exports = { name: NAME, workflow, run };
