@@ -22,9 +22,9 @@
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
-const http = require('http');
 const { spawn } = require('child_process');
 const env = require('./n8n-env');
+const { request } = require('./lib/n8n-server');
 
 const REPO = env.REPO_ROOT;
 const OWNER = { email: 'dev@example.com', firstName: 'Dev', lastName: 'User', password: 'Sandbox-Dev-1' };
@@ -48,42 +48,6 @@ function portFree(port) {
 async function pickPort(wanted) {
 	for (let p = wanted; p < wanted + 50; p++) if (await portFree(p)) return p;
 	throw new Error(`no free port from ${wanted} to ${wanted + 49}`);
-}
-
-/** Minimal HTTP client for n8n's REST API with a cookie jar. */
-function request(method, url, { body, cookie } = {}) {
-	return new Promise((resolve, reject) => {
-		const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-		const req = http.request(
-			url,
-			{
-				method,
-				headers: {
-					accept: 'application/json',
-					...(data ? { 'content-type': 'application/json', 'content-length': data.length } : {}),
-					...(cookie ? { cookie } : {}),
-					'browser-id': 'rms-dev-script',
-				},
-				timeout: 10000,
-			},
-			(res) => {
-				const chunks = [];
-				res.on('data', (c) => chunks.push(c));
-				res.on('end', () => {
-					const text = Buffer.concat(chunks).toString();
-					let json;
-					try {
-						json = JSON.parse(text);
-					} catch {}
-					resolve({ status: res.statusCode, headers: res.headers, text, json });
-				});
-			},
-		);
-		req.on('timeout', () => req.destroy(new Error('timeout')));
-		req.on('error', reject);
-		if (data) req.write(data);
-		req.end();
-	});
 }
 
 const children = [];

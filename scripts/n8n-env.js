@@ -21,6 +21,8 @@ const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 
+const { acquireLock } = require('./lib/lock');
+
 const N8N_VERSION = '2.41.1';
 const NODE_SPEC = 'node@24';
 const PACKAGE_NAME = 'n8n-nodes-record-management-service';
@@ -147,43 +149,6 @@ function writeJson(file, obj) {
 	fs.writeFileSync(file, JSON.stringify(obj, null, 2) + '\n');
 }
 
-async function acquireLock(p) {
-	fs.mkdirSync(p.root, { recursive: true });
-	let warned = false;
-	for (;;) {
-		try {
-			fs.mkdirSync(p.lockDir);
-			fs.writeFileSync(path.join(p.lockDir, 'pid'), String(process.pid));
-			const release = () => fs.rmSync(p.lockDir, { recursive: true, force: true });
-			process.once('exit', release);
-			return () => {
-				process.removeListener('exit', release);
-				release();
-			};
-		} catch (e) {
-			if (e.code !== 'EEXIST') throw e;
-			let pid = 0;
-			try {
-				pid = Number(fs.readFileSync(path.join(p.lockDir, 'pid'), 'utf8'));
-			} catch {}
-			let alive = false;
-			if (pid) {
-				try {
-					process.kill(pid, 0);
-					alive = true;
-				} catch {}
-			}
-			if (!alive) {
-				fs.rmSync(p.lockDir, { recursive: true, force: true });
-				continue;
-			}
-			if (!warned) log(`another setup (pid ${pid}) is installing into ${p.root}; waiting for it`);
-			warned = true;
-			await new Promise((r) => setTimeout(r, 2000));
-		}
-	}
-}
-
 async function stepNode24(p) {
 	if (fs.existsSync(p.marker('node24'))) return;
 	log(`installing ${NODE_SPEC} (Node 24 binary and headers) into ${p.node24Dir}`);
@@ -291,7 +256,7 @@ async function ensureN8n({ force = false } = {}) {
 		log(`reusing Node 24 + n8n ${N8N_VERSION} from ${p.root}`);
 		return p;
 	}
-	const release = await acquireLock(p);
+	const release = await acquireLock(p.lockDir, { log, what: `the n8n install in ${p.root}` });
 	try {
 		if (force) for (const s of ['node24', 'n8n-npm', 'sqlite3', 'complete']) fs.rmSync(p.marker(s), { force: true });
 		if (!fs.existsSync(p.nodeBin)) fs.rmSync(p.marker('node24'), { force: true });

@@ -20,6 +20,30 @@ describe('transient faults', () => {
 		expect(records.length).toBeGreaterThanOrEqual(24 + 50);
 	});
 
+	test("n8n's Retry On Fail after a refused credential tries again: the retry does not inherit the refusal", async () => {
+		// A password changed on the server and back, a token revoked and re-issued: the second try must send.
+		bed.sandbox.faults.failNext({ count: 2, status: 401, method: 'POST' });
+		const result = await bed.run({ ...createContact, createOptions: { skipDuplicateCheck: true } }, items(3), {
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json).toHaveLength(3);
+		// First try: the first request alone, refused twice (n8n itself sends it again after a 401), so the others were
+		// not sent; second try: all three.
+		expect(bed.received('POST').map((request) => request.status)).toEqual([401, 401, 200, 200, 200]);
+	});
+
+	test("the same for a routed operation (Get), whose items n8n's retry routes again with the same execute data", async () => {
+		const ids = ['A', 'B', 'C'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }).id as string);
+		bed.sandbox.faults.failNext({ count: 2, status: 401, method: 'GET' });
+		const result = await bed.run(getContact('={{ $json.id }}'), ids.map((id) => ({ id })), {
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((record) => record.id)).toEqual(ids);
+		expect(bed.received('GET').map((request) => request.status)).toEqual([401, 401, 200, 200, 200]);
+	});
+
 	test('500 creates with injected 429s and 503s end with exactly 500 records and no error', async () => {
 		bed.sandbox.faults.failEvery({ every: 7, status: 429, retryAfter: 0, reason: 'Slow down', method: 'POST' });
 		bed.sandbox.faults.failEvery({ every: 11, status: 503, retryAfter: 0, method: 'POST' });

@@ -21,7 +21,8 @@ const crypto = require('crypto');
 const { spawn, spawnSync } = require('child_process');
 const n8nEnv = require('../n8n-env');
 const { ensurePrerequisites, which: findProgram } = require('./prereq');
-const { Processes, stopLeftovers, stopStrays, acquireLock, sleep } = require('./processes');
+const { Processes, stopLeftovers, stopStrays, sleep } = require('./processes');
+const { acquireLock } = require('../lib/lock');
 const { espoClient } = require('./client');
 const { startSmtpSink } = require('./smtp-sink');
 

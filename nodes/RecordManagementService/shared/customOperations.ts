@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
 import type { Item } from './item';
@@ -27,18 +28,35 @@ export async function inParallel(count: number, limit: number, task: (index: num
 }
 
 /**
- * Runs a custom operation for every input item, up to Max Parallel Requests items at once: while the requests of
- * some items are under way, the next item's parameters are resolved (n8n's expressions cost about as much as a
- * request on a fast server). The output keeps the items' order. With n8n's "Continue on fail", a failed item
- * becomes an item carrying its error and the others go on; without it, no further item starts and the node fails.
+ * Hands out turns of the event loop, one per call, in the order of the calls. Between two turns n8n answers what
+ * arrived meanwhile: an item's parameters (n8n's expressions cost about as much as a request on a fast server) are
+ * then resolved while the other items' requests travel, instead of in one burst that holds up every request.
+ */
+function eventLoopTurns(): () => Promise<void> {
+	let last: Promise<void> = Promise.resolve();
+	return async () => {
+		const mine = last;
+		// The next turn is set up before this one's work starts, so that it is due as soon as that work ends.
+		last = mine.then(async () => await sleep(0));
+		await mine;
+	};
+}
+
+/**
+ * Runs a custom operation for every input item, up to Max Parallel Requests items at once, each item's parameters
+ * read in a turn of the event loop of its own. The output keeps the items' order. With n8n's "Continue on fail", a
+ * failed item becomes an item carrying its error and the others go on; without it, no further item starts and the
+ * node fails.
  */
 export async function forEachItem(
 	context: IExecuteFunctions,
 	run: (item: Item) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[][]> {
 	const count = context.getInputData().length;
+	const nextTurn = eventLoopTurns();
 	const results: INodeExecutionData[][] = new Array(count);
 	await inParallel(count, runOf(context).settings.maxParallel, async (index) => {
+		await nextTurn();
 		try {
 			const result = await run(itemOf(context, index));
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));

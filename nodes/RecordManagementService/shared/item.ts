@@ -28,20 +28,25 @@ export interface Item {
 }
 
 function item(
-	node: INode,
+	nodeOf: () => INode,
 	index: number,
 	timeZone: string,
 	json: IDataObject,
 	read: (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => unknown,
 ): Item {
+	// Read only when needed: n8n's getNode() copies the whole node, and most items never need it.
+	let node: INode | undefined;
+	const theNode = () => (node ??= nodeOf());
 	return {
 		index,
-		node,
+		get node() {
+			return theNode();
+		},
 		timeZone,
 		json,
 		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
-			new NodeOperationError(node, `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem} (item ${index})`, {
+			new NodeOperationError(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem} (item ${index})`, {
 				itemIndex: index,
 				...(description ? { description } : {}),
 			}),
@@ -50,21 +55,21 @@ function item(
 
 /** Item `index` of a custom operation's input. */
 export function itemOf(context: IExecuteFunctions, index: number): Item {
-	return item(context.getNode(), index, context.getTimezone(), context.getInputData()[index]?.json ?? {}, (name, fallback, options) =>
+	return item(() => context.getNode(), index, context.getTimezone(), context.getInputData()[index]?.json ?? {}, (name, fallback, options) =>
 		context.getNodeParameter(name, index, fallback, options),
 	);
 }
 
 /** The item a routed operation's preSend or pagination function runs for. */
 export function routedItemOf(context: IExecuteSingleFunctions): Item {
-	return item(context.getNode(), context.getItemIndex(), context.getTimezone(), context.getInputData().json, (name, fallback, options) =>
+	return item(() => context.getNode(), context.getItemIndex(), context.getTimezone(), context.getInputData().json, (name, fallback, options) =>
 		context.getNodeParameter(name, fallback, options),
 	);
 }
 
 /** A trigger's parameters (while it polls, registers its webhooks or receives one), as item 0. */
 export function triggerItemOf(context: IPollFunctions | IHookFunctions | IWebhookFunctions): Item {
-	return item(context.getNode(), 0, context.getTimezone(), {}, (name, fallback, options) =>
+	return item(() => context.getNode(), 0, context.getTimezone(), {}, (name, fallback, options) =>
 		context.getNodeParameter(name, fallback, options),
 	);
 }

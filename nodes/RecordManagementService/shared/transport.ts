@@ -8,6 +8,7 @@ import type {
 	IHookFunctions,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
+	INode,
 	INodeExecutionData,
 	IPollFunctions,
 	IWebhookFunctions,
@@ -50,10 +51,20 @@ class Run {
 
 	private credentialData?: Promise<ICredentialDataDecryptedObject>;
 
+	private nodeCopy?: INode;
+
+	/** The items of a routed operation whose requests this run has started. */
+	readonly routedItems = new Set<number>();
+
 	constructor(
 		readonly settings: RequestSettings,
 		private readonly context: RequestContext,
 	) {}
+
+	/** The node, for errors and the credential's name (n8n's getNode() copies the whole node on every call). */
+	get node(): INode {
+		return (this.nodeCopy ??= this.context.getNode());
+	}
 
 	/** The decrypted credential. n8n writes a renewed token into this same object, so the whole run sees it. */
 	async credentials(): Promise<ICredentialDataDecryptedObject> {
@@ -85,7 +96,11 @@ class Run {
 	}
 }
 
-/** One Run per node run: n8n hands every item of a run the same execute-data object; a trigger has one context. */
+/**
+ * One Run per node run. A custom operation and a trigger have one context per run (n8n's "Retry On Fail" runs the
+ * node again with a new one, so a retry starts afresh); the items of a routed operation each have their own context,
+ * all with the run's execute-data object, which a retry reuses (see `routedRunOf`).
+ */
 const runs = new WeakMap<object, Run>();
 
 function readSettings(context: RequestContext): Partial<RequestSettings> {
@@ -97,7 +112,7 @@ function readSettings(context: RequestContext): Partial<RequestSettings> {
 }
 
 export function runOf(context: RequestContext): Run {
-	const key = 'getExecuteData' in context ? context.getExecuteData() : context;
+	const key = 'getItemIndex' in context ? context.getExecuteData() : context;
 	let run = runs.get(key);
 	if (!run) {
 		const settings = readSettings(context);
@@ -164,7 +179,7 @@ async function sendReliably<T>(
 	try {
 		const credentials = await run.credentials();
 		if (run.credentialsRefused) {
-			const error = apiError(context.getNode(), { response: { status: 401, headers: {} } }, itemIndex);
+			const error = apiError(run.node, { response: { status: 401, headers: {} } }, itemIndex);
 			error.description = `Not sent: an earlier request of this run was refused with these credentials. ${error.description}`;
 			throw error;
 		}
@@ -175,7 +190,7 @@ async function sendReliably<T>(
 				return { body, earlierFailures };
 			} catch (error) {
 				// The node's own refusals (of an answer, in postReceive) are already what the user should see.
-				if (error instanceof NodeOperationError) throw asNodeError(context.getNode(), error, itemIndex);
+				if (error instanceof NodeOperationError) throw asNodeError(run.node, error, itemIndex);
 				const failure = readFailure(error);
 				const wait = retryAfterMs(failure.retryAfter, attempt);
 				const transient = mayResend(failure, idempotent);
@@ -188,7 +203,7 @@ async function sendReliably<T>(
 				if (failure.status === 401) outcome = 'refused';
 				else if (failure.status !== undefined) outcome = 'accepted';
 				throw apiError(
-					context.getNode(),
+					run.node,
 					error,
 					itemIndex,
 					{ idempotent, resent: attempt, ...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}) },
@@ -209,7 +224,7 @@ export type ApiRequest = IHttpRequestOptions & { idempotent?: boolean };
 export async function send<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<Sent<T>> {
 	const { idempotent, ...request } = options;
 	const method = (request.method ?? 'GET').toUpperCase();
-	const node = context.getNode();
+	const { node } = runOf(context);
 	const sent = await sendReliably(context, itemIndex, idempotent ?? IDEMPOTENT_METHODS.has(method), async (data) =>
 		(await context.helpers.httpRequestWithAuthentication.call(
 			context,
@@ -313,6 +328,18 @@ function repeats(page: ListReply, previous: ListReply) {
 }
 
 /**
+ * The run of a routed operation's item. n8n's "Retry On Fail" routes the items again with the same execute-data
+ * object: an item that comes a second time starts a new run, so that a retry does not inherit the last try's refusal.
+ */
+function routedRunOf(context: IExecutePaginationFunctions): Run {
+	const itemIndex = context.getItemIndex();
+	if (runOf(context).routedItems.has(itemIndex)) runs.delete(context.getExecuteData());
+	const run = runOf(context);
+	run.routedItems.add(itemIndex);
+	return run;
+}
+
+/**
  * n8n's RoutingNode hands every request of a routed operation (its routing sets `send.paginate`) to this function,
  * the node's `requestOperations.pagination`, so that every request gets the run's bound, resending and errors.
  */
@@ -320,6 +347,7 @@ export async function routeRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
+	routedRunOf(this);
 	const method = (requestData.options.method ?? 'GET').toUpperCase();
 	const sent = await sendReliably(this, this.getItemIndex(), IDEMPOTENT_METHODS.has(method), async () =>
 		await this.makeRoutingRequest(requestData),

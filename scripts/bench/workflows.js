@@ -1,0 +1,235 @@
+'use strict';
+/*
+ * The bench's workflows, one per job and system, built here because the server's address is known only at run time.
+ * Each starts with a Manual Trigger (what `n8n execute` needs); input items come from a Code node (not timed);
+ * the node(s) under test are listed in `measured`, the names the bench reads from the run data.
+ */
+
+// one credential per server: the sandbox, and the list server of the Return All jobs (see sandbox-server.js)
+const CREDENTIAL = { id: 'rmsBenchApiKey01', name: 'RMS bench sandbox (API key)' };
+const LIST_CREDENTIAL = { id: 'rmsBenchListKey1', name: 'RMS bench list server (API key)' };
+const API_KEY = 'sandbox-api-key';
+const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
+
+function credentials({ origin, listOrigin }) {
+	return [
+		[CREDENTIAL, origin],
+		[LIST_CREDENTIAL, listOrigin],
+	].map(([c, baseUrl]) => ({
+		...c,
+		type: 'recordManagementServiceApi',
+		data: { baseUrl, server: 'standard', authentication: 'apiKey', apiKey: API_KEY, allowUnauthorizedCerts: false },
+	}));
+}
+
+const MANUAL_TRIGGER = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+
+/** A linear workflow: start → nodes[0] → nodes[1] … */
+function workflow(id, name, nodes, measured, start = MANUAL_TRIGGER) {
+	const all = [start, ...nodes].map((n, i) => ({
+		id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+		position: [i * 220, 0],
+		...n,
+	}));
+	const connections = {};
+	for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	const wf = { id, name, active: false, settings: { executionOrder: 'v1' }, nodes: all, connections };
+	// the nodes the bench times (not part of the file n8n imports)
+	return Object.defineProperty(wf, 'measured', { value: measured });
+}
+
+/** A Code node that makes `count` items; `json` is the body of an arrow function of `i`. */
+const itemsNode = (count, json) => ({
+	name: 'Items',
+	type: 'n8n-nodes-base.code',
+	typeVersion: 2,
+	parameters: { jsCode: `return Array.from({ length: ${count} }, (_, i) => ({ json: ${json} }));` },
+});
+
+// the same items as raw.js sends and sandbox-server.js seeds (benchId)
+const CONTACT_ITEM = "{ first: `First${i}`, last: `Last${i}`, email: `contact${i}@bench.example.com` }";
+const ID_ITEM = "{ id: 'b' + i.toString(16).padStart(16, '0') }";
+
+const ourNode = (name, parameters, credential = CREDENTIAL) => ({
+	name,
+	type: NODE_TYPE,
+	typeVersion: 1,
+	parameters: { ...parameters, requestSettings: { maxParallel: 5 } },
+	credentials: { recordManagementServiceApi: credential },
+});
+
+const httpNode = (name, parameters, extraHeaders = []) => ({
+	name,
+	type: 'n8n-nodes-base.httpRequest',
+	typeVersion: 4.2,
+	parameters: {
+		...parameters,
+		sendHeaders: true,
+		headerParameters: { parameters: [{ name: 'X-Api-Key', value: API_KEY }, ...extraHeaders] },
+	},
+});
+
+const getMany = (credential) =>
+	ourNode('Get Many', { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true }, credential);
+
+/** The HTTP Request node's own pagination (offset until an empty page), then the pages' lists as items. */
+const httpPages = (url) => [
+	httpNode('Get Pages', {
+		method: 'GET',
+		url: `${url}/Contact`,
+		sendQuery: true,
+		queryParameters: { parameters: [{ name: 'maxSize', value: '200' }] },
+		options: {
+			pagination: {
+				pagination: {
+					paginationMode: 'updateAParameterInEachRequest',
+					parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
+					paginationCompleteWhen: 'other',
+					completeExpression: '={{ $response.body.list.length === 0 }}',
+				},
+			},
+		},
+	}),
+	{
+		name: 'Split Out',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		parameters: { fieldToSplitOut: 'list', include: 'noOtherFields', options: {} },
+	},
+];
+
+/** One item: count_id and unique_count_id of the records that came in. */
+const summarizeIds = {
+	name: 'Count',
+	type: 'n8n-nodes-base.summarize',
+	typeVersion: 1.1,
+	parameters: {
+		fieldsToSummarize: {
+			values: [
+				{ aggregation: 'count', field: 'id' },
+				{ aggregation: 'countUnique', field: 'id' },
+			],
+		},
+		options: {},
+	},
+};
+
+function build({ baseUrl, listBaseUrl, creates, massIds }) {
+	return [
+		// n8n itself: the memory baseline
+		workflow('rmsBenchEmpty001', 'bench: empty', [{ name: 'Nothing', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} }], ['Nothing']),
+
+		workflow(
+			'rmsBenchCreate01',
+			'bench: creates, this node',
+			[
+				itemsNode(creates, CONTACT_ITEM),
+				ourNode('Create', {
+					resource: 'record',
+					operation: 'create',
+					entityType: 'Contact',
+					bodyMode: 'fields',
+					fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
+					createOptions: { skipDuplicateCheck: true },
+				}),
+			],
+			['Create'],
+		),
+		// as a user sets it up: one request per item, body "Using Fields Below" as JSON, the key as a header
+		workflow(
+			'rmsBenchCreate02',
+			'bench: creates, HTTP Request node',
+			[
+				itemsNode(creates, CONTACT_ITEM),
+				httpNode('Create', {
+					method: 'POST',
+					url: `${baseUrl}/Contact`,
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'keypair',
+					bodyParameters: {
+						parameters: [
+							{ name: 'firstName', value: '={{ $json.first }}' },
+							{ name: 'lastName', value: '={{ $json.last }}' },
+							{ name: 'emailAddress', value: '={{ $json.email }}' },
+						],
+					},
+					options: {},
+				}, [{ name: 'X-Skip-Duplicate-Check', value: 'true' }]),
+			],
+			['Create'],
+		),
+
+		...['massUpdate', 'massDelete'].map((operation, i) =>
+			workflow(
+				`rmsBenchMass000${i + 1}`,
+				`bench: ${operation}, this node`,
+				[
+					itemsNode(massIds, ID_ITEM),
+					ourNode('Mass', {
+						resource: 'bulk',
+						operation,
+						entityType: 'Contact',
+						idSource: 'field',
+						idField: 'id',
+						chunkSize: 100,
+						...(operation === 'massUpdate' ? { fields: { description: 'bench' } } : {}),
+					}),
+				],
+				['Mass'],
+			),
+		),
+
+		// Return All from the sandbox (1) and from the list server (2)
+		...[
+			['1', baseUrl, CREDENTIAL],
+			['2', listBaseUrl, LIST_CREDENTIAL],
+		].flatMap(([n, url, credential]) => [
+			workflow(`rmsBenchListN00${n}`, 'bench: Return All, this node', [getMany(credential)], ['Get Many']),
+			workflow(`rmsBenchListH00${n}`, 'bench: Return All, HTTP Request node', httpPages(url), ['Get Pages', 'Split Out']),
+		]),
+
+		// The memory job: the same nodes in a sub-workflow that ends with a Summarize (count of IDs, distinct IDs).
+		// `n8n execute` prints the whole run data of the workflow it runs as one JSON string, and for 100,000
+		// records the HTTP Request workflow's (every record twice: in the pages and in the Split Out) is longer than
+		// the longest string V8 can make ("RangeError: Invalid string length"). A sub-workflow's run data is not
+		// printed: the caller gets the Summarize's one item. Measured: the caller's Execute Workflow node, i.e. the
+		// whole sub-workflow, for both systems alike. n8n 2.x runs only published sub-workflows (`publish`); one
+		// given in the node ("Define Below") may not use credentials.
+		...[
+			['N', [getMany(LIST_CREDENTIAL)]],
+			['H', httpPages(listBaseUrl)],
+		].flatMap(([k, nodes]) => [
+			Object.defineProperty(
+				workflow(`rmsBenchSub${k}0001`, `bench: memory, sub-workflow ${k}`, [...nodes, summarizeIds], [], {
+					name: 'Called',
+					type: 'n8n-nodes-base.executeWorkflowTrigger',
+					typeVersion: 1.1,
+					parameters: { inputSource: 'passthrough' },
+				}),
+				'publish',
+				{ value: true },
+			),
+			workflow(
+				`rmsBenchMem${k}0001`,
+				`bench: memory, caller ${k}`,
+				[
+					{
+						name: 'Run',
+						type: 'n8n-nodes-base.executeWorkflow',
+						typeVersion: 1.2,
+						parameters: {
+							source: 'database',
+							workflowId: { __rl: true, mode: 'id', value: `rmsBenchSub${k}0001` },
+							mode: 'once',
+							options: { waitForSubWorkflow: true },
+						},
+					},
+				],
+				['Run'],
+			),
+		]),
+	];
+}
+
+module.exports = { build, credentials };
