@@ -24,7 +24,7 @@ const net = require('net');
 const path = require('path');
 const { spawn } = require('child_process');
 const env = require('./n8n-env');
-const { request } = require('./lib/n8n-server');
+const n8nServer = require('./lib/n8n-server');
 
 const REPO = env.REPO_ROOT;
 const OWNER = { email: 'dev@example.com', firstName: 'Dev', lastName: 'User', password: 'Sandbox-Dev-1' };
@@ -36,6 +36,8 @@ const NODE_TYPE = `${env.PACKAGE_NAME}.recordManagementService`;
 
 const log = (m) => console.log(`[dev] ${m}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** n8n's REST API; a probe that hangs gives up after 10 s, so that waiting for n8n notices an exit in time. */
+const request = (method, url, options = {}) => n8nServer.request(method, url, { timeoutMs: 10000, ...options });
 
 function portFree(port) {
 	return new Promise((resolve) => {

@@ -34,6 +34,18 @@ describe('Record Management Service Trigger (polling)', () => {
 		for (const request of bed.received('GET')) expect(request.query).toMatchObject({ orderBy: 'createdAt', order: 'desc' });
 	});
 
+	test('a poll refused by the server does not stop the next: n8n keeps one context for all polls of an activation', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		expect(await trigger.poll()).toBeNull();
+		const later = contact();
+		// A password changed on the server and back: n8n itself sends a refused request once more.
+		bed.sandbox.faults.failNext({ count: 2, status: 401, method: 'GET' });
+		await expect(trigger.poll()).rejects.toThrow('401');
+		expect(ids(await trigger.poll())).toEqual([later.id]);
+		expect(bed.received('GET').map((request) => request.status)).toEqual([200, 401, 401, 200]);
+	});
+
 	test('450 records created between two polls: all of them, each once, paging until older than the last poll', async () => {
 		contact();
 		const trigger = pollingTrigger(bed.store, contactsCreated);

@@ -4,7 +4,7 @@ import { readMoment } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
-import { PAGE_SIZE, apiRequest, listRecords } from '../RecordManagementService/shared/transport';
+import { PAGE_SIZE, apiRequest, listRecords, startRun } from '../RecordManagementService/shared/transport';
 
 /**
  * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue
@@ -61,6 +61,8 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 	const key = `${context.getWorkflow().id}:${context.getNode().id}`;
 	if (polling.has(key)) return null;
 	polling.add(key);
+	// n8n keeps this context from activation to deactivation: a poll must not inherit the last one's refusal.
+	startRun(context);
 	try {
 		return await pollSince(context, url, qs, attribute);
 	} finally {

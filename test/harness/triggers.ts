@@ -38,19 +38,29 @@ function workflowOf(type: string, parameters: IDataObject, staticData: IDataObje
 	return { workflow, node: workflow.getNode('Trigger')! };
 }
 
-/** A polling trigger whose static data lives on between polls, like a workflow's in n8n's database. */
+/**
+ * A polling trigger whose static data lives on between polls, like a workflow's in n8n's database. As in n8n, the
+ * polls of one activation share one PollContext; "Fetch Test Event" gets one of its own.
+ */
 export function pollingTrigger(store: CredentialStore, parameters: IDataObject, timezone?: string) {
 	const staticData: IDataObject = {};
+	const activate = (mode: WorkflowExecuteMode) => {
+		const { workflow, node } = workflowOf(POLL_TRIGGER_TYPE, parameters, staticData, timezone);
+		return { workflow, context: new PollContext(workflow, node, additionalDataFor(store), mode, 'activate') };
+	};
+	let activation: ReturnType<typeof activate> | undefined;
 	return {
 		staticData,
 		/** One poll; 'manual' is the editor's "Fetch Test Event". */
 		async poll(mode: WorkflowExecuteMode = 'trigger'): Promise<IDataObject[] | null> {
-			const { workflow, node } = workflowOf(POLL_TRIGGER_TYPE, parameters, staticData, timezone);
-			const context = new PollContext(workflow, node, additionalDataFor(store), mode, 'activate');
+			const { workflow, context } = mode === 'manual' ? activate(mode) : (activation ??= activate(mode));
 			const type = nodeTypes.getByNameAndVersion(POLL_TRIGGER_TYPE) as INodeType;
 			const output = await type.poll!.call(context);
 			// n8n saves the static data when the poll changed it (it commits it with the emitted items).
-			if (workflow.staticData.__dataChanged) Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+			if (workflow.staticData.__dataChanged) {
+				Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+				workflow.staticData.__dataChanged = false;
+			}
 			return output ? output[0].map((item: INodeExecutionData) => item.json) : null;
 		},
 	};

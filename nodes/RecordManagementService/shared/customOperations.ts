@@ -55,14 +55,20 @@ export async function forEachItem(
 	const count = context.getInputData().length;
 	const nextTurn = eventLoopTurns();
 	const results: INodeExecutionData[][] = new Array(count);
+	let failed = false;
 	await inParallel(count, runOf(context).settings.maxParallel, async (index) => {
 		await nextTurn();
+		// An item that was waiting for its turn when another failed is not sent: the node fails anyway.
+		if (failed) return;
 		try {
 			const result = await run(itemOf(context, index));
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, index);
-			if (!context.continueOnFail()) throw nodeError;
+			const nodeError = asNodeError(runOf(context).node, error, index);
+			if (!context.continueOnFail()) {
+				failed = true;
+				throw nodeError;
+			}
 			results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
 		}
 	});

@@ -97,9 +97,10 @@ class Run {
 }
 
 /**
- * One Run per node run. A custom operation and a trigger have one context per run (n8n's "Retry On Fail" runs the
- * node again with a new one, so a retry starts afresh); the items of a routed operation each have their own context,
- * all with the run's execute-data object, which a retry reuses (see `routedRunOf`).
+ * One Run per node run. A custom operation has one context per run (n8n's "Retry On Fail" runs the node again with a
+ * new one, so a retry starts afresh); the items of a routed operation each have their own context, all with the run's
+ * execute-data object, which a retry reuses (see `routedRunOf`); a polling trigger has one context from activation to
+ * deactivation, and each poll starts a run of its own (`startRun`).
  */
 const runs = new WeakMap<object, Run>();
 
@@ -111,8 +112,17 @@ function readSettings(context: RequestContext): Partial<RequestSettings> {
 	return (context as IPollFunctions).getNodeParameter('requestSettings', {}) as Partial<RequestSettings>;
 }
 
+function runKey(context: RequestContext): object {
+	return 'getItemIndex' in context ? context.getExecuteData() : context;
+}
+
+/** Starts a new run for this context: what the last one learnt (a refused credential, the credential read) is dropped. */
+export function startRun(context: RequestContext): void {
+	runs.delete(runKey(context));
+}
+
 export function runOf(context: RequestContext): Run {
-	const key = 'getItemIndex' in context ? context.getExecuteData() : context;
+	const key = runKey(context);
 	let run = runs.get(key);
 	if (!run) {
 		const settings = readSettings(context);
@@ -333,7 +343,7 @@ function repeats(page: ListReply, previous: ListReply) {
  */
 function routedRunOf(context: IExecutePaginationFunctions): Run {
 	const itemIndex = context.getItemIndex();
-	if (runOf(context).routedItems.has(itemIndex)) runs.delete(context.getExecuteData());
+	if (runOf(context).routedItems.has(itemIndex)) startRun(context);
 	const run = runOf(context);
 	run.routedItems.add(itemIndex);
 	return run;
