@@ -28,23 +28,59 @@ export async function inParallel(count: number, limit: number, task: (index: num
 }
 
 /**
- * Hands out turns of the event loop, one per call, in the order of the calls. Between two turns n8n answers what
- * arrived meanwhile: an item's parameters (n8n's expressions cost about as much as a request on a fast server) are
- * then resolved while the other items' requests travel, instead of in one burst that holds up every request.
+ * Lets the items of a custom operation read their parameters one at a time, and gives n8n a turn of the event loop
+ * (to connect sockets, send requests, read answers) whenever they have held it for a millisecond. Reading an item's
+ * parameters costs about as much as a request on a fast server (n8n's expressions): without turns, the items whose
+ * requests were just answered are all read in one burst while nothing is sent. A turn can only be a timer (community
+ * nodes may not use setImmediate), so one is kept armed while items are read: it is due by the time they have held
+ * the loop that long, and items that are cheap to read need not wait for it.
  */
-function eventLoopTurns(): () => Promise<void> {
-	let last: Promise<void> = Promise.resolve();
-	return async () => {
-		const mine = last;
-		// The next turn is set up before this one's work starts, so that it is due as soon as that work ends.
-		last = mine.then(async () => await sleep(0));
-		await mine;
-	};
+class ItemTurns {
+	private gate: Promise<void> = Promise.resolve();
+
+	private loopHadTurnAt = 0;
+
+	private tick?: Promise<void>;
+
+	private readSinceTick = false;
+
+	private arm(): void {
+		this.tick = sleep(0).then(() => {
+			this.loopHadTurnAt = Date.now();
+			this.tick = undefined;
+			// A loop in which nothing is read needs no ticking (a server's long Retry-After, say).
+			if (this.readSinceTick) this.arm();
+			this.readSinceTick = false;
+		});
+	}
+
+	/** Runs `work` after the items before it were read; what it does before its first await is this item's read. */
+	async run<T>(work: () => Promise<T>): Promise<T> {
+		const previous = this.gate;
+		let pass!: () => void;
+		this.gate = new Promise((resolve) => (pass = resolve));
+		await previous;
+		if (!this.tick) {
+			// Nothing was read for a tick or more: the loop has been free.
+			this.loopHadTurnAt = Date.now();
+			this.arm();
+		}
+		this.readSinceTick = true;
+		const tick = this.tick;
+		let pending: Promise<T>;
+		try {
+			pending = work();
+		} finally {
+			if (Date.now() - this.loopHadTurnAt < 1) pass();
+			else void tick?.then(pass);
+		}
+		return await pending;
+	}
 }
 
 /**
- * Runs a custom operation for every input item, up to Max Parallel Requests items at once, each item's parameters
- * read in a turn of the event loop of its own. The output keeps the items' order. With n8n's "Continue on fail", a
+ * Runs a custom operation for every input item, up to Max Parallel Requests items at once, their parameters read one
+ * item at a time with turns of the event loop in between (`ItemTurns`). The output keeps the items' order. With n8n's "Continue on fail", a
  * failed item becomes an item carrying its error and the others go on; without it, no further item starts and the
  * node fails.
  */
@@ -53,15 +89,16 @@ export async function forEachItem(
 	run: (item: Item) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[][]> {
 	const count = context.getInputData().length;
-	const nextTurn = eventLoopTurns();
+	const turns = new ItemTurns();
 	const results: INodeExecutionData[][] = new Array(count);
 	let failed = false;
 	await inParallel(count, runOf(context).settings.maxParallel, async (index) => {
-		await nextTurn();
-		// An item that was waiting for its turn when another failed is not sent: the node fails anyway.
-		if (failed) return;
 		try {
-			const result = await run(itemOf(context, index));
+			const result = await turns.run(async () => {
+				// An item that was waiting for its turn when another failed is not sent: the node fails anyway.
+				if (failed) return [];
+				return await run(itemOf(context, index));
+			});
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
 		} catch (error) {
 			const nodeError = asNodeError(runOf(context).node, error, index);
