@@ -8,6 +8,11 @@
  * `before` seeds leads in the past (sandbox.store.create takes createdAt and modifiedAt): three stale New ones (the
  * only ones to recycle), two New ones modified recently (one of them created long ago: modifiedAt counts, not
  * createdAt) and a stale one of another status.
+ *
+ * The leads nearest the limit are 32 and 28 days old, not 31 and 29: olderThanXDays counts whole days in the
+ * workflow's time zone (America/New_York) from the start of a local day, so a lead 31 × 24 hours old is not yet
+ * older than 30 days when the run falls in the hour that a change of daylight saving time moves across midnight
+ * (seen on 2026-11-25 at 04:48 UTC, 23:48 in New York: 31 days earlier was 00:48 EDT of the limit day).
  */
 const { formatDateTime } = require('../../sandbox/util');
 
@@ -61,7 +66,7 @@ module.exports.before = (sandbox) => {
 		}).id;
 	const leftovers = sandbox.store.list('Lead').filter((l) => l.status === 'New' && l.modifiedAt < daysAgo(30));
 	if (leftovers.length) throw new Error(`stale New leads exist before the example ran: ${leftovers.map((l) => l.id).join(', ')}`);
-	sandbox.state.stale = [lead('E2eExample-Stale-1', 'New', 45, 45), lead('E2eExample-Stale-2', 'New', 120, 31), lead('E2eExample-Stale-3', 'New', 400, 365)];
-	sandbox.state.fresh = [lead('E2eExample-Fresh-1', 'New', 2, 2), lead('E2eExample-Fresh-2', 'New', 90, 29)];
+	sandbox.state.stale = [lead('E2eExample-Stale-1', 'New', 45, 45), lead('E2eExample-Stale-2', 'New', 120, 32), lead('E2eExample-Stale-3', 'New', 400, 365)];
+	sandbox.state.fresh = [lead('E2eExample-Fresh-1', 'New', 2, 2), lead('E2eExample-Fresh-2', 'New', 90, 28)];
 	sandbox.state.other = lead('E2eExample-Assigned', 'Assigned', 90, 60);
 };
