@@ -170,6 +170,14 @@ describe('Return All pages in parallel when the first page tells the total', () 
 		]);
 	});
 
+	test('a server that ignores offset answers the first page again: Return All stops there (2 requests, not 3)', async () => {
+		seed(450);
+		bed.sandbox.faults.ignoresOffset = true;
+		const result = await bed.run(getAll);
+		expect(result.json).toHaveLength(200);
+		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '200']);
+	});
+
 	test('a list without a total (EspoCRM answers -2 for e-mails) is read one page after another', async () => {
 		for (let n = 0; n < 450; n++) bed.sandbox.store.create('Email', { name: `Mail ${n}`, status: 'Archived' });
 		const result = await bed.run({ ...getAll, entityType: 'Email' });

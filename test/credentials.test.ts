@@ -375,7 +375,7 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 	test('OAuth against EspoCRM, which has no token endpoint, says to use API Key or HMAC', async () => {
 		bed.sandbox.setDialect('espocrm');
 		bed.use('oAuth2ClientCredentials', 'standard');
-		expect((await testCredential(bed.store)).message).toMatch(/no token endpoint .*\/api\/v1\/Auth \(404\)\. EspoCRM has none: use API Key or HMAC/);
+		expect((await testCredential(bed.store)).message).toMatch(/no token endpoint .*\/api\/v1\/Auth \(404\)\. EspoCRM has none: use API Key, HMAC or Basic/);
 	});
 
 	test('a Base URL where nothing of the interface answers: the message points at the Base URL and the Server setting', async () => {

@@ -68,6 +68,10 @@ describe('lists of the form, Standard server', () => {
 		expect((await list('getEntityTypes')).map((option) => option.value)).toEqual(['Account', 'Contact', 'Email', 'Lead', 'Opportunity', 'custom']);
 		expect((await list('getFields')).map((option) => option.value)).toContain('emailAddress');
 		expect((await list('getLinks')).map((option) => option.value)).toContain('contacts');
+		// Get Many Related: the related type's fields (an Account's contacts have first names, an Account none).
+		const contactsOfAccount = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'contacts' };
+		expect((await list('getFields', { entityType: 'Account' })).map((option) => option.value)).not.toContain('firstName');
+		expect((await list('getFields', contactsOfAccount)).map((option) => option.value)).toContain('firstName');
 		expect(bed.received()).toHaveLength(0);
 	});
 });
@@ -207,6 +211,20 @@ describe('Create and Update through the field mapper', () => {
 		const create = await schemaOf('Contact', 'create');
 		expect(update.find((field) => field.id === 'lastName')?.required).toBe(false);
 		expect(create.find((field) => field.id === 'lastName')?.required).toBe(true);
+	});
+
+	test("Get Many Related lists the related type's fields, sort fields and filter relationships, not the parent's", async () => {
+		const related = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'contacts' };
+		const fields = (await list('getFields', related)).map((option) => option.value);
+		expect(fields).toEqual(expect.arrayContaining(['firstName', 'lastName', 'accountId']));
+		expect(fields).not.toContain('industry');
+		expect((await list('getSortableFields', related)).map((option) => option.value)).toContain('lastName');
+		const filter = (await list('getFilterAttributes', related)).map((option) => option.value);
+		expect(filter).toEqual(expect.arrayContaining(['lastName', 'opportunities']));
+		expect(filter).not.toContain('industry');
+		// A relationship typed by name works the same; the relationships offered stay the Account's.
+		expect((await list('getFields', { ...related, link: 'custom', customLink: 'contacts' })).map((option) => option.value)).toContain('firstName');
+		expect((await list('getLinks', related)).map((option) => option.value)).toContain('contacts');
 	});
 
 	test('filter conditions can name fields and relationships', async () => {

@@ -243,6 +243,16 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			expect(bed.sandbox.store.list('Account').map((r) => r.id)).toEqual([kept.id]);
 		});
 
+		test('Mass Delete says deleted: false when EspoCRM deleted fewer records than asked (an ID that does not exist)', async () => {
+			const [record] = accounts(1);
+			const result = await bed.run({ resource: 'bulk', operation: 'massDelete', entityType: 'Account' }, [{ id: record.id }, { id: 'b000000000000dead' }]);
+			expect(result.error).toBeUndefined();
+			// A Standard server answers `true` without a count: all that is known is that it took the request.
+			const told = dialect === 'espocrm' ? { count: 1, deleted: false } : { count: 2, deleted: true };
+			expect(result.json).toEqual([expect.objectContaining({ requested: 2, ...told })]);
+			expect(bed.sandbox.store.get('Account', record.id)).toBeUndefined();
+		});
+
 		test.each(['massUpdate', 'massDelete'])('%s with no ID in any item fails before sending anything', async (operation) => {
 			accounts(2);
 			const result = await bed.run(

@@ -1,6 +1,7 @@
 /**
  * The triggers, through n8n-core's polling, hook and webhook contexts, against the sandbox.
  */
+import { createHmac } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from './harness/sandboxRun';
@@ -57,6 +58,19 @@ describe('Record Management Service Trigger (polling)', () => {
 		// Pages of 200 that overlap by 10, newest first, until a record older than the last poll.
 		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '190', '380']);
 		expect(await trigger.poll()).toBeNull();
+	});
+
+	test('a server that ignores offset: the poll reads the first page twice and stops, instead of paging forever', async () => {
+		contact();
+		const trigger = pollingTrigger(bed.store, contactsCreated);
+		await trigger.poll();
+		bed.sandbox.clearRequests();
+		const created = Array.from({ length: 450 }, () => contact());
+		bed.sandbox.faults.ignoresOffset = true;
+		const emitted = await trigger.poll();
+		// Only the newest page can be read from such a server.
+		expect(ids(emitted)).toEqual(created.slice(-200).map((record) => record.id));
+		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '190']);
 	});
 
 	test('Created or Updated: a record updated twice between polls comes once, as it is now', async () => {
@@ -229,6 +243,37 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 			expect(await post({ 'X-Signature': Buffer.from(`${registered.id}:not-the-signature`).toString('base64') })).toBe(401);
 			expect(await post({ 'X-Signature': Buffer.from('someOtherWebhook:whatever').toString('base64') })).toBe(410);
 			expect(trigger.started).toEqual([]);
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('newer EspoCRM versions sign in "Signature" (the HMAC in hex): accepted alone; an empty batch starts nothing', async () => {
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'], includeFullRecord: false });
+		try {
+			await trigger.activate();
+			const [registered] = bed.sandbox.webhooks.list();
+			const signed = async (body: string, secretKey = registered.secretKey) => {
+				const hex = createHmac('sha256', secretKey).update(body).digest('hex');
+				const headers = { 'Content-Type': 'application/json', Signature: Buffer.from(`${registered.id}:${hex}`).toString('base64') };
+				return (await fetch(trigger.url, { method: 'POST', headers, body })).status;
+			};
+			expect(await signed('[{"id":"c1","name":"New"}]')).toBe(200);
+			expect(await signed('[{"id":"c2"}]', 'not-the-secret')).toBe(401);
+			expect(await signed('[]')).toBe(200);
+			await trigger.idle();
+			expect(trigger.started).toEqual([[{ id: 'c1', name: 'New' }]]);
+		} finally {
+			await trigger.close();
+		}
+	});
+
+	test('a webhook registered without a secret key is removed again: its deliveries could not be verified', async () => {
+		bed.sandbox.faults.failNext({ status: 201, method: 'POST', pathPrefix: '/Webhook', body: { id: 'w1', event: 'Contact.create' } });
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
+		try {
+			await expect(trigger.activate()).rejects.toThrow('EspoCRM registered the webhook for Contact.create without a secret key');
+			expect(bed.received('DELETE').map((request) => request.path)).toEqual(['/Webhook/w1']);
 		} finally {
 			await trigger.close();
 		}

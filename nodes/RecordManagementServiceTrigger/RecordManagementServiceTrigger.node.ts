@@ -14,7 +14,8 @@ export class RecordManagementServiceTrigger implements INodeType {
 		icon: { light: 'file:../RecordManagementService/recordManagementService.svg', dark: 'file:../RecordManagementService/recordManagementService.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ ($parameter.event === "created" ? "Created: " : "Created or Updated: ") + $parameter.entityType }}',
+		subtitle:
+			'={{ ($parameter.event === "created" ? "Created: " : "Created or Updated: ") + ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType) }}',
 		description: 'Starts the workflow when records are created or changed, on any Record Management Service server (by polling)',
 		defaults: { name: 'Record Management Service Trigger' },
 		polling: true,

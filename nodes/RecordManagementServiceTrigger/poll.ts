@@ -83,8 +83,12 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 
 	const found = new Map<string, IDataObject>();
 	let newest: { at: number; ids: Set<string> } | undefined;
+	let firstOfLastPage: unknown;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
 		const page = await apiRequest<{ list: IDataObject[] }>(context, 0, { method: 'GET', url, qs: { ...qs, offset, maxSize: PAGE_SIZE } });
+		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
+		if (offset > 0 && page.list[0]?.id !== undefined && page.list[0].id === firstOfLastPage) break;
+		firstOfLastPage = page.list[0]?.id;
 		for (const record of page.list) {
 			const at = changedAt(record, attribute);
 			if (at === undefined) continue;

@@ -13,7 +13,9 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 		icon: { light: 'file:../RecordManagementService/recordManagementService.svg', dark: 'file:../RecordManagementService/recordManagementService.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ [].concat($parameter.events).join(", ") + ": " + $parameter.entityType }}',
+		// "Created, Updated: Contact", as the events and the entity type are named in the form.
+		subtitle:
+			'={{ [].concat($parameter.events).map((event) => ({ create: "Created", update: "Updated", delete: "Deleted", fieldUpdate: "Field Updated" })[event] ?? event).join(", ") + ": " + ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType) }}',
 		description: 'Starts the workflow when EspoCRM reports a change through its webhooks',
 		defaults: { name: 'Record Management Service Webhook Trigger' },
 		inputs: [],
@@ -23,7 +25,7 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'EspoCRM sends webhooks from its scheduled job "Process Webhook Queue", every 5 minutes by default: changes arrive in batches, not at once. Only API users (API Key or HMAC) whose role allows the scope "Webhooks" can register them.',
+					'EspoCRM sends webhooks from its scheduled job "Process Webhook Queue", every 5 minutes by default: changes arrive in batches, not at once. API users (API Key or HMAC) whose role allows the scope "Webhooks", and administrators, can register them.',
 				name: 'deliveryNotice',
 				type: 'notice',
 				default: '',

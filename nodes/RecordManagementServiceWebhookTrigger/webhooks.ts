@@ -1,3 +1,4 @@
+import type { Hmac } from 'crypto';
 import { createHmac, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -86,7 +87,16 @@ export const lifecycle = {
 		for (const event of wantedEvents(this)) {
 			try {
 				const webhook = await apiRequest(this, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
-				data.webhooks.push({ id: String(webhook.id), event, secretKey: String(webhook.secretKey) });
+				if (typeof webhook.id !== 'string' || webhook.id === '') {
+					throw new NodeOperationError(this.getNode(), `EspoCRM registered the webhook for ${event} without giving its ID`);
+				}
+				data.webhooks.push({ id: webhook.id, event, secretKey: String(webhook.secretKey ?? '') });
+				// Without its secret key no delivery could be verified: anyone knowing the ID could start the workflow.
+				if (typeof webhook.secretKey !== 'string' || webhook.secretKey === '') {
+					throw new NodeOperationError(this.getNode(), `EspoCRM registered the webhook for ${event} without a secret key`, {
+						description: 'The trigger cannot verify deliveries without it. Check the EspoCRM version and its webhook settings.',
+					});
+				}
 			} catch (error) {
 				// Leave nothing half registered.
 				await unregister(this, data.webhooks).catch(() => undefined);
@@ -95,7 +105,7 @@ export const lifecycle = {
 					throw new NodeApiError(this.getNode(), { message: 'Forbidden', httpCode: '403' }, {
 						message: `EspoCRM refused to register the webhook for ${event} (403)`,
 						description:
-							'In EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user: only API users (API Key or HMAC authentication) can register webhooks. An API user may have 50 webhooks at most.',
+							'In EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator: other users cannot register webhooks. An API user may have 50 webhooks at most.',
 						httpCode: '403',
 					});
 				}
@@ -115,20 +125,33 @@ export const lifecycle = {
 };
 
 /**
- * Which registered webhook sent the request: EspoCRM signs with `X-Signature: base64("<webhookId>:" + raw
- * HMAC-SHA256 of the body with the webhook's secret key)`. Undefined when the signature does not hold.
+ * Which registered webhook sent the request. EspoCRM signs each delivery with `base64("<webhookId>:" + HMAC-SHA256
+ * of the body with the webhook's secret key)`: in `X-Signature` with the HMAC as raw bytes (EspoCRM 7 and 8; later
+ * versions still send it, until 11), and in `Signature` with the HMAC in hex (newer versions). Either one that holds
+ * will do; none gets `{}`, and a signature naming a webhook this trigger does not have gets its ID.
  */
-function verify(signature: unknown, body: Buffer, webhooks: Registered[]): { webhook?: Registered; unknownId?: string } {
-	if (typeof signature !== 'string' || signature === '') return {};
-	const decoded = Buffer.from(signature, 'base64');
-	const colon = decoded.indexOf(0x3a);
-	if (colon <= 0) return {};
-	const id = decoded.subarray(0, colon).toString('utf8');
-	const webhook = webhooks.find((candidate) => candidate.id === id);
-	if (!webhook) return { unknownId: id };
-	const given = decoded.subarray(colon + 1);
-	const expected = createHmac('sha256', webhook.secretKey).update(body).digest();
-	return given.length === expected.length && timingSafeEqual(given, expected) ? { webhook } : {};
+function verify(headers: Record<string, string | string[] | undefined>, body: Buffer, webhooks: Registered[]): { webhook?: Registered; unknownId?: string } {
+	let unknownId: string | undefined;
+	for (const [header, digest] of [
+		['x-signature', (mac: Hmac) => mac.digest()],
+		['signature', (mac: Hmac) => Buffer.from(mac.digest('hex'), 'utf8')],
+	] as const) {
+		const signature = headers[header];
+		if (typeof signature !== 'string' || signature === '') continue;
+		const decoded = Buffer.from(signature, 'base64');
+		const colon = decoded.indexOf(0x3a);
+		if (colon <= 0) continue;
+		const id = decoded.subarray(0, colon).toString('utf8');
+		const webhook = webhooks.find((candidate) => candidate.id === id);
+		if (!webhook) {
+			unknownId ??= id;
+			continue;
+		}
+		const given = decoded.subarray(colon + 1);
+		const expected = digest(createHmac('sha256', webhook.secretKey).update(body));
+		if (given.length === expected.length && timingSafeEqual(given, expected)) return { webhook };
+	}
+	return { unknownId };
 }
 
 /**
@@ -139,9 +162,9 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
 	if (!request.rawBody) await request.readRawBody();
-	const { webhook, unknownId } = verify(request.headers['x-signature'], request.rawBody ?? Buffer.alloc(0), state(this).webhooks ?? []);
+	const { webhook, unknownId } = verify(request.headers, request.rawBody ?? Buffer.alloc(0), state(this).webhooks ?? []);
 	if (!webhook) {
-		response.status(unknownId ? 410 : 401).end();
+		response.status(unknownId !== undefined ? 410 : 401).end();
 		return { noWebhookResponse: true };
 	}
 	let records: IDataObject[];
@@ -154,6 +177,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	}
 	// EspoCRM waits 10 seconds for the answer, then delivers the batch again: answer before reading any record.
 	response.status(200).end();
+	if (records.length === 0) return { noWebhookResponse: true };
 	const [entityType, action] = webhook.event.split('.');
 	const items: INodeExecutionData[] = new Array(records.length);
 	const fullRecord = action !== 'create' && action !== 'delete' && this.getNodeParameter('includeFullRecord', true) === true;

@@ -44,6 +44,8 @@ class Faults {
     this.htmlCatchAll = false;
     /** @type {I18nFailure | null} GET /I18n fails with this status (the node then falls back to names). */
     this.i18nFailure = null;
+    /** Lists ignore `offset` (query string): every page is the first, as on a server that does not page. */
+    this.ignoresOffset = false;
     /** @type {Array<FailNextOptions & { remaining: number }>} */
     this.failQueue = [];
     /** @type {Array<FailEveryOptions & { seen: number, fired: number }>} */
@@ -79,6 +81,7 @@ class Faults {
     this.emailSendingFails = false;
     this.htmlCatchAll = false;
     this.i18nFailure = null;
+    this.ignoresOffset = false;
     this.failQueue = [];
     this.failEveryRules = [];
     this.dropQueue = [];

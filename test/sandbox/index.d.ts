@@ -192,6 +192,8 @@ export interface SandboxFaults {
 	htmlCatchAll: boolean;
 	/** GET /I18n answers this status (and reason) instead of the labels; null: normal. */
 	i18nFailure: { status: number; reason?: string } | null;
+	/** Lists ignore `offset` in the query string: every page is the first, as on a server that does not page. */
+	ignoresOffset: boolean;
 	failNext(options: FailNextOptions): void;
 	failEvery(options: FailEveryOptions): void;
 	dropNext(options?: DropNextOptions): void;

@@ -313,7 +313,9 @@ class Sandbox {
     }
     /** @type {import('./handlers').Ctx} */
     const ctx = {
-      store: this.store, dialect: this.dialect, headers: req.headers, query, body, restricted: this.restricted,
+      store: this.store, dialect: this.dialect, headers: req.headers, body, restricted: this.restricted,
+      // A server that does not page: every list starts at the first record, whatever the offset.
+      query: this.faults.ignoresOffset ? { ...query, offset: undefined } : query,
       emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
     };
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });

@@ -119,7 +119,7 @@ export async function testCredentials(
 			if (reply.statusCode === 404) {
 				return {
 					status: 'Error',
-					message: `There is no token endpoint at ${base}/Auth (404). EspoCRM has none: use API Key or HMAC with it.`,
+					message: `There is no token endpoint at ${base}/Auth (404). EspoCRM has none: use API Key, HMAC or Basic with it.`,
 				};
 			}
 			const token = (reply.body as IDataObject | undefined)?.access_token;

@@ -40,8 +40,3 @@ export function wallClock(moment: DateTime, timeZone: string): string {
 export function serverDate(moment: DateTime): string {
 	return moment.toFormat('yyyy-MM-dd');
 }
-
-/** Reads a value the server wrote (`createdAt` of a record): UTC. */
-export function fromServer(text: string): DateTime {
-	return DateTime.fromFormat(text, SERVER_FORMAT, { zone: 'utc' });
-}

@@ -122,7 +122,9 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 			if (!failure.networkCode) {
 				return {
 					message: failure.message || 'The request could not be made',
-					description: 'Nothing was sent to the server. Check the credential (its Base URL and authentication settings).',
+					// A request n8n could not build (a Base URL that is no address), a token request without a token, or an
+					// answer n8n could not take in: the server may or may not have seen it.
+					description: 'The request failed before an answer from the server could be used. Check the credential (its Base URL and authentication settings).',
 				};
 			}
 			// The network code goes into the description: n8n replaces any message that contains one with its own text.

@@ -129,7 +129,8 @@ export function filterFields(show: Show): INodeProperties[] {
 							type: 'options',
 							typeOptions: {
 								loadOptionsMethod: 'getFilterAttributes',
-								loadOptionsDependsOn: ['/entityType', '/customEntityType'],
+								// Get Many Related filters the records its relationship leads to.
+								loadOptionsDependsOn: ['/entityType', '/customEntityType', '/link', '/customLink'],
 							},
 							default: '',
 							description: 'The field to compare, or the relationship for the "Linked" operators. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -422,7 +423,7 @@ function listOptionsField(show: Show): INodeProperties {
 				displayName: 'Fields to Return Names or IDs',
 				name: 'select',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'] },
 				default: [],
 				description: 'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
@@ -430,7 +431,7 @@ function listOptionsField(show: Show): INodeProperties {
 				displayName: 'Sort By Name or ID',
 				name: 'orderBy',
 				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getSortableFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				typeOptions: { loadOptionsMethod: 'getSortableFields', loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'] },
 				default: 'createdAt',
 				description: 'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},

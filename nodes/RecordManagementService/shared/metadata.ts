@@ -124,8 +124,20 @@ export function chosenEntityType(context: ILoadOptionsFunctions): string {
 	return entityTypeOf(formItem(context));
 }
 
-function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata) {
+/**
+ * The entity type whose records a list shows: Get Many Related lists the records its relationship leads to, so its
+ * Fields to Return, Sort By and filter fields are the related type's.
+ */
+function listedEntityType(context: ILoadOptionsFunctions, metadata?: Metadata): string {
 	const entityType = chosenEntityType(context);
+	if (context.getCurrentNodeParameter('operation') !== 'getManyRelated') return entityType;
+	const chosen = context.getCurrentNodeParameter('link');
+	const link = String((chosen === 'custom' ? context.getCurrentNodeParameter('customLink') : chosen) ?? '');
+	if (!metadata) return STANDARD_LINK_TARGETS[link] ?? entityType;
+	return metadata.entityDefs?.[entityType]?.links?.[link]?.entity ?? entityType;
+}
+
+function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata, entityType = chosenEntityType(context)) {
 	const definition = metadata.entityDefs?.[entityType];
 	if (!definition) {
 		throw new NodeOperationError(context.getNode(), `The server's metadata has no entity type "${entityType}"`, {
@@ -316,8 +328,8 @@ function interfaceAttributes(entityType: string): Attribute[] {
 
 /** The attributes of the chosen entity type: from the metadata, or the interface's for a Standard server. */
 function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribute[] {
-	if (!server.metadata) return interfaceAttributes(chosenEntityType(context));
-	const { entityType, fields } = definitionOf(context, server.metadata);
+	if (!server.metadata) return interfaceAttributes(listedEntityType(context));
+	const { entityType, fields } = definitionOf(context, server.metadata, listedEntityType(context, server.metadata));
 	const id: Attribute = { name: 'id', label: 'ID', type: 'string', writable: false, sortable: true };
 	return [id, ...attributesOfEntity(entityType, fields, server.labels)];
 }
@@ -326,9 +338,9 @@ const asOptions = (attributes: Attribute[]) =>
 	attributes.map(({ name, label }) => ({ name: labelled(label, name), value: name })).sort(byName);
 
 /** The relationships of the chosen entity type, with the entity type each leads to where the server says. */
-function relationshipsOf(context: ILoadOptionsFunctions, server: Server): INodePropertyOptions[] {
+function relationshipsOf(context: ILoadOptionsFunctions, server: Server, of = chosenEntityType(context)): INodePropertyOptions[] {
 	if (!server.metadata) return STANDARD_LINKS.map((link) => ({ name: link, value: link }));
-	const { entityType, links } = definitionOf(context, server.metadata);
+	const { entityType, links } = definitionOf(context, server.metadata, of);
 	return Object.entries(links)
 		.filter(([, link]) => ['hasMany', 'belongsTo', 'hasOne', 'hasChildren'].includes(link.type))
 		.map(([link, definition]) => {
@@ -338,7 +350,17 @@ function relationshipsOf(context: ILoadOptionsFunctions, server: Server): INodeP
 		.sort(byName);
 }
 
-const STANDARD_LINKS = ['account', 'accounts', 'contacts', 'emails', 'leads', 'opportunities', 'teams'];
+/** The Standard interface's common relationships, and the entity type each leads to. */
+const STANDARD_LINK_TARGETS: Record<string, string> = {
+	account: 'Account',
+	accounts: 'Account',
+	contacts: 'Contact',
+	emails: 'Email',
+	leads: 'Lead',
+	opportunities: 'Opportunity',
+	teams: 'Team',
+};
+const STANDARD_LINKS = Object.keys(STANDARD_LINK_TARGETS);
 
 /** Fields to Return: everything a record can show. */
 export async function getFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
@@ -358,7 +380,7 @@ export async function getLinks(this: ILoadOptionsFunctions): Promise<INodeProper
 /** What a filter condition can name: the fields, and the relationships for the "Linked" operators. */
 export async function getFilterAttributes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const server = await readServer(this);
-	const links = relationshipsOf(this, server).map(({ name, value }) => ({ name: `${name} (relationship)`, value }));
+	const links = relationshipsOf(this, server, listedEntityType(this, server.metadata)).map(({ name, value }) => ({ name: `${name} (relationship)`, value }));
 	return [...asOptions(attributesFor(this, server).filter((attribute) => attribute.sortable || attribute.type === 'array')), ...links];
 }
 

@@ -138,9 +138,6 @@ export function gatherIds(context: IExecuteFunctions): GatheredIds {
 	return { chunks, refused };
 }
 
-
-export type MassRequest = ApiRequest;
-
 /** What a chunk's request did, for its output item. */
 export interface ChunkOutcome {
 	/** What the server reported: EspoCRM gives `count` and `ids`; a Standard server only `true`. */
@@ -157,7 +154,7 @@ export interface ChunkOutcome {
  */
 export async function sendInChunks(
 	context: IExecuteFunctions,
-	requestFor: (entityType: string, ids: string[], dialect: Dialect) => MassRequest,
+	requestFor: (entityType: string, ids: string[], dialect: Dialect) => ApiRequest,
 	describe: (chunk: Chunk, outcome: ChunkOutcome) => IDataObject,
 ): Promise<INodeExecutionData[][]> {
 	const first = itemOf(context, 0);

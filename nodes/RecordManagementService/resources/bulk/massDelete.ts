@@ -28,13 +28,15 @@ export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutio
 				requested: chunk.ids.length,
 				count,
 				ids,
-				deleted: true,
+				// Whether the server says it deleted every record asked for: EspoCRM skips, without an error, records
+				// that do not exist or that the API user may not delete.
+				deleted: count === chunk.ids.length,
 				// The resend can only count what the first attempt left: say what is known instead of "0 deleted".
 				...(resentAfter
 					? {
 							firstAttempt: `unknown: ${resentAfter}, so the request was sent again`,
 							notFoundWhenResent: chunk.ids.filter((id) => !ids.includes(id)),
-							note: `The second attempt deleted ${count} of ${chunk.ids.length}. The others were not there any more: the first attempt deleted them, or they never existed. None of the ${chunk.ids.length} records exists now.`,
+							note: `The second attempt deleted ${count} of ${chunk.ids.length}. It did not find the others: the first attempt deleted them, they never existed, or the API user may not delete them.`,
 						}
 					: {}),
 			};
