@@ -79,6 +79,8 @@ function espoClient(origin, auth = {}, { timeoutMs = 60000 } = {}) {
 							reason: res.headers['x-status-reason'],
 							body: parsed,
 							text,
+							/** the body's bytes, for files */
+							raw: Buffer.concat(chunks),
 							ms,
 						});
 					});

@@ -10,6 +10,9 @@
  *   3. the workflows of test/espocrm/workflows/ run as by npm run test:e2e (scripts/lib/e2e-runner.js), each checked
  *      by its <name>.check.js against what EspoCRM holds afterwards and the mail that arrived:
  *        module.exports = async (result, espo, assert) => { ... };  module.exports.before = async (espo) => { ... };
+ *      and alongside them two phases: the webhook trigger in `n8n start`, delivered to by EspoCRM's own job
+ *      (test/espocrm/webhook/), and the forms' lists and the credential test through the engine harness
+ *      (test/espocrm/forms/)
  *   4. everything it started stopped again (also on failure, Ctrl-C and SIGTERM)
  *
  * Options: --no-build; E2E_ONLY=<substring>; E2E_KEEP=1 (keep .e2e/espocrm/user-folder);
@@ -24,6 +27,8 @@ const env = require('../n8n-env');
 const { runE2E, exitWith, secs } = require('../lib/e2e-runner');
 const espocrm = require('./espocrm');
 const { credentialFiles } = require('../../test/espocrm/credentials');
+const formsPhase = require('../../test/espocrm/forms/phase');
+const webhookPhase = require('../../test/espocrm/webhook/webhook-trigger');
 
 const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = process.env.ESPOCRM_WORKFLOWS ? path.resolve(process.env.ESPOCRM_WORKFLOWS) : path.join(REPO, 'test', 'espocrm', 'workflows');
@@ -140,6 +145,18 @@ async function main() {
 			saveOutput: true,
 			isolatePackage: true,
 			tolerateCrashAfterSuccess: true,
+			importOnly: [webhookPhase.workflow],
+			phases: [
+				{ name: formsPhase.name, run: ({ log: say }) => formsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }) },
+				{
+					name: webhookPhase.name,
+					run: (ctx) =>
+						webhookPhase.run({
+							...ctx,
+							espo: { ...espo, mark: () => logSize(espo.logs.php), requests: (from) => readRequests(espo.logs.php, from) },
+						}),
+				},
+			],
 			async start() {
 				await espoReady;
 				first = mark();

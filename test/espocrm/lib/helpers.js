@@ -34,4 +34,14 @@ async function assertDeleted(espo, assert, entityType, id, label = `${entityType
 	assert.ok(asAdmin.status === 404 || (asAdmin.status === 200 && asAdmin.body.deleted === true), `${label}: GET as admin: ${asAdmin.status} deleted=${asAdmin.body && asAdmin.body.deleted}`);
 }
 
-module.exports = { pool, sent, assertDeleted };
+/**
+ * The requests EspoCRM served during the execution about these entity types (`/Contact`, `/Contact/…`). The phases
+ * (webhook trigger, forms) run alongside the workflows against the same EspoCRM, and their requests (POST /Webhook
+ * 201, a credential test refused with 401 on purpose) land in the same log: a check about "every request" keeps to
+ * the paths of its own workflow.
+ */
+function requestsFor(espo, ...entityTypes) {
+	return espo.requests.filter((r) => entityTypes.some((type) => r.path === `/${type}` || r.path.startsWith(`/${type}/`)));
+}
+
+module.exports = { pool, sent, assertDeleted, requestsFor };

@@ -1,7 +1,7 @@
 'use strict';
 // Get Many with Return All over 205 Contacts (more than one page of 200), a Limit below and above 200, conditions
 // (and / or), Where JSON, select and order. The records are made through EspoCRM's API before the execution.
-const { pool } = require('../lib/helpers');
+const { pool, requestsFor } = require('../lib/helpers');
 
 const COUNT = 205;
 const names = Array.from({ length: COUNT }, (_, i) => `Page-${String(i).padStart(3, '0')}`);
@@ -24,7 +24,7 @@ module.exports = async (result, espo, assert) => {
 
 	const upTo250 = result.items('Get Limit 250');
 	assert.equal(upTo250.length, COUNT, 'a Limit of 250 pages too, and stops at the short page');
-	assert.ok(espo.requests.every((r) => r.status === 200), 'no request refused (maxSize never above 200)');
+	assert.ok(requestsFor(espo, 'Contact').every((r) => r.status === 200), 'no request refused (maxSize never above 200)');
 };
 
 module.exports.before = async (espo) => {

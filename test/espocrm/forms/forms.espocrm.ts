@@ -1,0 +1,99 @@
+/**
+ * The forms' lists and the credential test against the real EspoCRM 8.1.5: the node's loadOptions, listSearch and
+ * resourceMapping methods and its credential test, run through n8n's own contexts (the engine harness), with the
+ * credentials of test/espocrm/credentials.js. A phase of `npm run test:espocrm` (scripts/espocrm/run.js starts it
+ * with `RMS_ESPOCRM` = {origin, credentials}); not part of `npm test`, whose jest only runs `*.test.ts`.
+ */
+import { CredentialStore, loadFormList, testCredential } from '../../harness/engine';
+
+interface Target {
+	origin: string;
+	credentials: Array<{ id: string; name: string; data: Record<string, string | boolean> }>;
+}
+
+function target(): Target {
+	const given = process.env.RMS_ESPOCRM;
+	if (!given) throw new Error('RMS_ESPOCRM is not set: run this through npm run test:espocrm');
+	return JSON.parse(given) as Target;
+}
+
+const { origin, credentials } = target();
+const credential = (scheme: 'API key' | 'HMAC' | 'Basic') => credentials.find((c) => c.name.includes(`(${scheme}`))!.data;
+
+const store = new CredentialStore();
+beforeEach(() => store.set('rms', credential('API key')));
+
+type Options = Array<{ name: string; value: string }>;
+const list = async (method: string, parameters: Record<string, unknown> = {}) =>
+	(await loadFormList(store, 'loadOptions', method, { resource: 'record', operation: 'getMany', entityType: 'Contact', ...parameters })) as Options;
+const values = (options: Options) => options.map((option) => option.value);
+
+describe('the credential test on the real EspoCRM', () => {
+	test.each(['API key', 'HMAC', 'Basic'] as const)('%s: accepted', async (scheme) => {
+		store.set('rms', credential(scheme));
+		expect(await testCredential(store)).toMatchObject({ status: 'OK' });
+	});
+
+	test('a Base URL that serves the web UI instead of the API says so', async () => {
+		// EspoCRM answers any other path with its web page (200, text/html), as a catch-all does.
+		store.set('rms', { ...credential('API key'), baseUrl: `${origin}/crm` });
+		const result = await testCredential(store);
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain('a web page');
+	});
+
+	test('a wrong API key is refused (401), named as such', async () => {
+		store.set('rms', { ...credential('API key'), apiKey: 'not-the-key' });
+		expect(await testCredential(store)).toEqual({ status: 'Error', message: expect.stringContaining('refused these credentials (401)') });
+	});
+});
+
+describe("the forms' lists from EspoCRM's metadata and labels", () => {
+	test('entity types, fields by label, relationships with their target', async () => {
+		expect(values(await list('getEntityTypes'))).toEqual(expect.arrayContaining(['Account', 'Contact', 'Lead', 'Opportunity', 'Meeting', 'custom']));
+		const fields = await list('getFields');
+		expect(fields).toEqual(expect.arrayContaining([{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' }, { name: 'Name (name)', value: 'name' }]));
+		expect(values(await list('getSortableFields'))).toEqual(expect.arrayContaining(['name', 'lastName', 'createdAt']));
+		expect(await list('getLinks', { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account' })).toEqual(
+			expect.arrayContaining([{ name: 'Contacts (contacts) → Contact', value: 'contacts' }]),
+		);
+	});
+
+	test("Get Many Related: the related type's fields and relationships", async () => {
+		const related = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'contacts' };
+		const fields = values(await list('getFields', related));
+		expect(fields).toEqual(expect.arrayContaining(['firstName', 'lastName', 'emailAddress']));
+		expect(fields).not.toContain('industry');
+		expect(values(await list('getFilterAttributes', related))).toEqual(expect.arrayContaining(['lastName', 'opportunities']));
+	});
+
+	test('the field mapper: Meeting dates as date-times, the required assigned user, enum values by label', async () => {
+		const { fields } = (await loadFormList(store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType: 'Meeting' })) as {
+			fields: Array<{ id: string; type: string; required: boolean; options?: Options }>;
+		};
+		const byId = Object.fromEntries(fields.map((field) => [field.id, field]));
+		expect(byId.dateStart).toMatchObject({ type: 'dateTime' });
+		expect(byId.assignedUserId).toMatchObject({ required: true });
+		expect(byId.status.options).toEqual(expect.arrayContaining([{ name: 'Planned', value: 'Planned' }, { name: 'Held', value: 'Held' }]));
+	});
+
+	test('picking a record: the Accounts EspoCRM holds, searched by name', async () => {
+		const marker = `Forms-${Date.now()}`;
+		const created = await createAccount(`${marker} Acme`);
+		const search = (await loadFormList(store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', entityType: 'Account' }, marker)) as {
+			results: Options;
+		};
+		expect(search.results).toEqual([{ name: `${marker} Acme`, value: created }]);
+	});
+});
+
+/** An Account made through the API as the API key's user; its ID. */
+async function createAccount(name: string): Promise<string> {
+	const reply = await fetch(`${origin}/api/v1/Account`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json', 'X-Api-Key': String(credential('API key').apiKey) },
+		body: JSON.stringify({ name }),
+	});
+	if (reply.status !== 200) throw new Error(`POST /Account: ${reply.status} ${reply.headers.get('x-status-reason') ?? ''}`);
+	return ((await reply.json()) as { id: string }).id;
+}

@@ -1,0 +1,40 @@
+'use strict';
+/*
+ * A phase of `npm run test:espocrm` (scripts/espocrm/run.js): forms.espocrm.ts, the forms' lists and the credential
+ * test against the real EspoCRM, run by the repository's jest (the engine harness, as `npm test` runs its suites)
+ * in a process of its own, alongside the workflows.
+ */
+const path = require('path');
+const { spawn } = require('child_process');
+
+const NAME = 'forms and credential test (engine harness)';
+const REPO = path.resolve(__dirname, '..', '..', '..');
+
+/** Resolves when jest passes; rejects with jest's output when it does not. */
+function run({ origin, credentials, log }) {
+	return new Promise((resolve, reject) => {
+		const args = [require.resolve('jest/bin/jest'), '--rootDir', REPO, '--testMatch', '<rootDir>/test/espocrm/forms/*.espocrm.ts', '--verbose'];
+		const child = spawn(process.execPath, args, {
+			cwd: REPO,
+			env: { ...process.env, RMS_ESPOCRM: JSON.stringify({ origin, credentials }) },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let output = '';
+		child.stdout.on('data', (chunk) => (output += chunk));
+		child.stderr.on('data', (chunk) => (output += chunk));
+		child.on('error', reject);
+		child.on('close', (code) => {
+			const lines = output.split('\n').filter((line) => /✓|✕|Tests:|●|Expected|Received/.test(line));
+			if (code === 0) {
+				log(`${NAME}: ${lines.find((line) => line.includes('Tests:'))?.trim() ?? 'passed'}`);
+				resolve();
+			} else {
+				const problem = new Error(`jest exited with ${code}`);
+				problem.lines = output.split('\n').slice(-80).map((line) => `      ${line}`);
+				reject(problem);
+			}
+		});
+	});
+}
+
+module.exports = { name: NAME, run };
