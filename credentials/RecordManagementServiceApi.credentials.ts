@@ -154,8 +154,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 	 * share one new token instead of each asking POST /Auth for its own.
 	 * On first use, n8n stores the new token on the credential only after the request that fetched it; runs that
 	 * read the credential before that find it empty. They share the token just issued in this process, for
-	 * 10 seconds at most (SHARE_ISSUED_TOKEN_MS), instead of asking for another. (Each n8n process, queue-mode workers included, may still
-	 * fetch one token at first use: processes share only what n8n stores.)
+	 * 10 seconds at most (SHARE_ISSUED_TOKEN_MS), instead of asking for another. (Each n8n process, queue-mode
+	 * workers included, may still fetch one token at first use: processes share only what n8n stores.)
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		if (credentials.authentication !== 'oAuth2ClientCredentials') return {};

@@ -326,7 +326,7 @@ function interfaceAttributes(entityType: string): Attribute[] {
 	return [fixed('id', 'ID', 'string'), ...own, fixed('createdAt', 'Created At', 'dateTime'), fixed('modifiedAt', 'Modified At', 'dateTime')];
 }
 
-/** The attributes of the chosen entity type: from the metadata, or the interface's for a Standard server. */
+/** The attributes of the records the list is about (`listedEntityType`): from the metadata, or the interface's for a Standard server. */
 function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribute[] {
 	if (!server.metadata) return interfaceAttributes(listedEntityType(context));
 	const { entityType, fields } = definitionOf(context, server.metadata, listedEntityType(context, server.metadata));
@@ -337,7 +337,7 @@ function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribut
 const asOptions = (attributes: Attribute[]) =>
 	attributes.map(({ name, label }) => ({ name: labelled(label, name), value: name })).sort(byName);
 
-/** The relationships of the chosen entity type, with the entity type each leads to where the server says. */
+/** The relationships of an entity type (the chosen one unless given), with the type each leads to where the server says. */
 function relationshipsOf(context: ILoadOptionsFunctions, server: Server, of = chosenEntityType(context)): INodePropertyOptions[] {
 	if (!server.metadata) return STANDARD_LINKS.map((link) => ({ name: link, value: link }));
 	const { entityType, links } = definitionOf(context, server.metadata, of);
