@@ -1,10 +1,11 @@
 /**
- * The forms' lists and the credential test against the real EspoCRM 8.1.5: the node's loadOptions, listSearch and
- * resourceMapping methods and its credential test, run through n8n's own contexts (the engine harness), with the
- * credentials of test/espocrm/credentials.js. A phase of `npm run test:espocrm` (scripts/espocrm/run.js starts it
+ * The forms' lists, the credential test and the polling trigger against the real EspoCRM 8.1.5: the node's
+ * loadOptions, listSearch and resourceMapping methods, its credential test and the trigger's poll, run through n8n's
+ * own contexts (the engine harness), with the credentials of test/espocrm/credentials.js. A phase of `npm run test:espocrm` (scripts/espocrm/run.js starts it
  * with `RMS_ESPOCRM` = {origin, credentials}); not part of `npm test`, whose jest only runs `*.test.ts`.
  */
 import { CredentialStore, loadFormList, testCredential } from '../../harness/engine';
+import { pollingTrigger } from '../../harness/triggers';
 
 interface Target {
 	origin: string;
@@ -87,13 +88,60 @@ describe("the forms' lists from EspoCRM's metadata and labels", () => {
 	});
 });
 
+describe('the polling trigger on the real EspoCRM (its own date-time form, paging, records sharing a second)', () => {
+	// Only this test's Contacts: the workflows of the run create Contacts of their own meanwhile.
+	const watching = (marker: string, event: string) => ({
+		entityType: 'Contact',
+		event,
+		filterMode: 'conditions',
+		conditions: { condition: [{ attribute: 'lastName', operator: 'startsWith', value: marker }] },
+	});
+	const ids = (records: Array<{ id?: unknown }> | null) => (records ?? []).map((record) => record.id);
+
+	test('Created: nothing on the first poll, then each new Contact once, over more than a page', async () => {
+		const marker = `PollNew-${Date.now()}`;
+		const trigger = pollingTrigger(store, watching(marker, 'created'), 'Pacific/Kiritimati');
+		await api('POST', '/Contact', { lastName: `${marker}-before` });
+		expect(await trigger.poll()).toBeNull();
+		// Four at once share a second of createdAt; 205 more take the poll past one page of 200.
+		const first = await Promise.all([1, 2, 3, 4].map(async (n) => (await api('POST', '/Contact', { lastName: `${marker}-a${n}` })).id));
+		expect((ids(await trigger.poll()) as string[]).sort()).toEqual([...first].sort());
+		expect(await trigger.poll()).toBeNull();
+		const many: string[] = [];
+		for (let n = 0; n < 205; n += 5) many.push(...(await Promise.all([0, 1, 2, 3, 4].map(async (k) => (await api('POST', '/Contact', { lastName: `${marker}-b${n + k}` })).id))));
+		const emitted = ids(await trigger.poll()) as string[];
+		expect(emitted).toHaveLength(205);
+		expect([...emitted].sort()).toEqual([...many].sort());
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	test('Created or Updated, in New York: an update comes once, as the record is now; a test event is the newest', async () => {
+		const marker = `PollChanged-${Date.now()}`;
+		const contact = await api('POST', '/Contact', { lastName: `${marker}-x` });
+		const trigger = pollingTrigger(store, watching(marker, 'createdOrUpdated'), 'America/New_York');
+		expect(await trigger.poll()).toBeNull();
+		// EspoCRM writes modifiedAt to the second: wait for the next one, so that the change is newer than the poll.
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		await api('PUT', `/Contact/${contact.id}`, { description: 'Changed once' });
+		await api('PUT', `/Contact/${contact.id}`, { description: 'Changed twice' });
+		expect(await trigger.poll()).toEqual([expect.objectContaining({ id: contact.id, description: 'Changed twice' })]);
+		expect(await trigger.poll()).toBeNull();
+		expect(ids(await trigger.poll('manual'))).toEqual([contact.id]);
+	});
+});
+
+/** A request to EspoCRM's API as the API key's user; the reply's JSON. */
+async function api(method: string, path: string, body: Record<string, unknown>): Promise<{ id: string } & Record<string, unknown>> {
+	const reply = await fetch(`${origin}/api/v1${path}`, {
+		method,
+		headers: { 'Content-Type': 'application/json', 'X-Api-Key': String(credential('API key').apiKey) },
+		body: JSON.stringify(body),
+	});
+	if (reply.status !== 200) throw new Error(`${method} ${path}: ${reply.status} ${reply.headers.get('x-status-reason') ?? ''}`);
+	return (await reply.json()) as { id: string } & Record<string, unknown>;
+}
+
 /** An Account made through the API as the API key's user; its ID. */
 async function createAccount(name: string): Promise<string> {
-	const reply = await fetch(`${origin}/api/v1/Account`, {
-		method: 'POST',
-		headers: { 'Content-Type': 'application/json', 'X-Api-Key': String(credential('API key').apiKey) },
-		body: JSON.stringify({ name }),
-	});
-	if (reply.status !== 200) throw new Error(`POST /Account: ${reply.status} ${reply.headers.get('x-status-reason') ?? ''}`);
-	return ((await reply.json()) as { id: string }).id;
+	return (await api('POST', '/Account', { name })).id;
 }

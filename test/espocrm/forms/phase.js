@@ -1,13 +1,13 @@
 'use strict';
 /*
- * A phase of `npm run test:espocrm` (scripts/espocrm/run.js): forms.espocrm.ts, the forms' lists and the credential
- * test against the real EspoCRM, run by the repository's jest (the engine harness, as `npm test` runs its suites)
- * in a process of its own, alongside the workflows.
+ * A phase of `npm run test:espocrm` (scripts/espocrm/run.js): forms.espocrm.ts, the forms' lists, the credential
+ * test and the polling trigger against the real EspoCRM, run by the repository's jest (the engine harness, as
+ * `npm test` runs its suites) in a process of its own, alongside the workflows.
  */
 const path = require('path');
 const { spawn } = require('child_process');
 
-const NAME = 'forms and credential test (engine harness)';
+const NAME = 'forms, credential test, polling trigger (engine harness)';
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
 /** Resolves when jest passes; rejects with jest's output when it does not. */
