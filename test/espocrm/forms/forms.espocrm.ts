@@ -89,26 +89,27 @@ describe("the forms' lists from EspoCRM's metadata and labels", () => {
 });
 
 describe('the polling trigger on the real EspoCRM (its own date-time form, paging, records sharing a second)', () => {
-	// Only this test's Contacts: the workflows of the run create Contacts of their own meanwhile.
+	// Target lists, which no workflow of the run touches (their checks count the Contacts and Accounts they see), and of
+	// those only this test's.
 	const watching = (marker: string, event: string) => ({
-		entityType: 'Contact',
+		entityType: 'TargetList',
 		event,
 		filterMode: 'conditions',
-		conditions: { condition: [{ attribute: 'lastName', operator: 'startsWith', value: marker }] },
+		conditions: { condition: [{ attribute: 'name', operator: 'startsWith', value: marker }] },
 	});
 	const ids = (records: Array<{ id?: unknown }> | null) => (records ?? []).map((record) => record.id);
 
-	test('Created: nothing on the first poll, then each new Contact once, over more than a page', async () => {
+	test('Created: nothing on the first poll, then each new target list once, over more than a page', async () => {
 		const marker = `PollNew-${Date.now()}`;
 		const trigger = pollingTrigger(store, watching(marker, 'created'), 'Pacific/Kiritimati');
-		await api('POST', '/Contact', { lastName: `${marker}-before` });
+		await api('POST', '/TargetList', { name: `${marker}-before` });
 		expect(await trigger.poll()).toBeNull();
 		// Four at once share a second of createdAt; 205 more take the poll past one page of 200.
-		const first = await Promise.all([1, 2, 3, 4].map(async (n) => (await api('POST', '/Contact', { lastName: `${marker}-a${n}` })).id));
+		const first = await Promise.all([1, 2, 3, 4].map(async (n) => (await api('POST', '/TargetList', { name: `${marker}-a${n}` })).id));
 		expect((ids(await trigger.poll()) as string[]).sort()).toEqual([...first].sort());
 		expect(await trigger.poll()).toBeNull();
 		const many: string[] = [];
-		for (let n = 0; n < 205; n += 5) many.push(...(await Promise.all([0, 1, 2, 3, 4].map(async (k) => (await api('POST', '/Contact', { lastName: `${marker}-b${n + k}` })).id))));
+		for (let n = 0; n < 205; n += 5) many.push(...(await Promise.all([0, 1, 2, 3, 4].map(async (k) => (await api('POST', '/TargetList', { name: `${marker}-b${n + k}` })).id))));
 		const emitted = ids(await trigger.poll()) as string[];
 		expect(emitted).toHaveLength(205);
 		expect([...emitted].sort()).toEqual([...many].sort());
@@ -117,16 +118,16 @@ describe('the polling trigger on the real EspoCRM (its own date-time form, pagin
 
 	test('Created or Updated, in New York: an update comes once, as the record is now; a test event is the newest', async () => {
 		const marker = `PollChanged-${Date.now()}`;
-		const contact = await api('POST', '/Contact', { lastName: `${marker}-x` });
+		const list = await api('POST', '/TargetList', { name: `${marker}-x` });
 		const trigger = pollingTrigger(store, watching(marker, 'createdOrUpdated'), 'America/New_York');
 		expect(await trigger.poll()).toBeNull();
 		// EspoCRM writes modifiedAt to the second: wait for the next one, so that the change is newer than the poll.
 		await new Promise((resolve) => setTimeout(resolve, 1100));
-		await api('PUT', `/Contact/${contact.id}`, { description: 'Changed once' });
-		await api('PUT', `/Contact/${contact.id}`, { description: 'Changed twice' });
-		expect(await trigger.poll()).toEqual([expect.objectContaining({ id: contact.id, description: 'Changed twice' })]);
+		await api('PUT', `/TargetList/${list.id}`, { description: 'Changed once' });
+		await api('PUT', `/TargetList/${list.id}`, { description: 'Changed twice' });
+		expect(await trigger.poll()).toEqual([expect.objectContaining({ id: list.id, description: 'Changed twice' })]);
 		expect(await trigger.poll()).toBeNull();
-		expect(ids(await trigger.poll('manual'))).toEqual([contact.id]);
+		expect(ids(await trigger.poll('manual'))).toEqual([list.id]);
 	});
 });
 
