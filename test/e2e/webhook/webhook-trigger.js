@@ -23,12 +23,9 @@
  *   6. unpublished: both webhooks deleted from the sandbox (DELETE /Webhook/{id}, 200 each)
  *   7. n8n stopped (also when a step fails; on Ctrl-C scripts/e2e.js kills it)
  */
-const fs = require('fs');
-const path = require('path');
-const crypto = require('crypto');
 const assert = require('assert/strict');
-const env = require('../../../scripts/n8n-env');
 const srv = require('../../../scripts/lib/n8n-server');
+const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../../scripts/lib/webhook-phase');
 
 const workflow = require('./webhook-trigger.json');
 
@@ -37,49 +34,19 @@ const TRIGGER = 'Contact Changed';
 const NEXT = 'Received';
 const API_KEY_USER_ID = require('../../sandbox').SANDBOX_USERS.apiKey.id;
 
-/** X-Signature as EspoCRM signs a delivery: base64("<webhookId>:" + raw HMAC-SHA256 of the body with the secret). */
-function signature(webhookId, secret, body) {
-	return Buffer.concat([Buffer.from(`${webhookId}:`), crypto.createHmac('sha256', secret).update(body).digest()]).toString('base64');
-}
-
-/** The json of a node's items in an execution recorded by n8n (first run, output 0). */
-function itemsOf(execution, node) {
-	const runs = (execution.data.resultData && execution.data.resultData.runData && execution.data.resultData.runData[node]) || [];
-	assert.ok(runs.length, `execution ${execution.id}: node "${node}" did not run`);
-	return ((runs[0].data && runs[0].data.main && runs[0].data.main[0]) || []).map((i) => i.json);
-}
-
 /**
  * The phase. ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log) plus `sandbox`,
  * the webhook sandbox that the credential points at.
  */
-async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, sandbox }) {
-	const t0 = Date.now();
-	const dir = path.join(workDir, 'webhook');
-	fs.rmSync(dir, { recursive: true, force: true });
-	const userFolder = path.join(dir, 'user-folder');
-	env.prepareUserFolder(userFolder, { repoRoot: packageRoot });
-	for (const f of databaseFiles) fs.copyFileSync(f, path.join(userFolder, '.n8n', path.basename(f)));
-	const logFile = path.join(dir, 'n8n.log');
-	// stopAll() below; on Ctrl-C, scripts/e2e.js kills the process groups of its children, this n8n included
-	const procs = new srv.Processes({ log });
-	const timings = {};
-	const mark = (what) => (timings[what] = Date.now() - t0);
-	const webhookId = workflow.nodes.find((n) => n.name === TRIGGER).webhookId;
+async function run(ctx) {
+	const { sandbox } = ctx;
 	const fromRequest = sandbox.requests.length;
-	let main;
+	// 1: n8n started, the owner set up, the workflow published
+	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'webhook phase', workflow, trigger: TRIGGER });
+	const { url, mark } = phase;
 	let ok = false;
 	try {
-		// the environment of the workflows' n8n processes, with this user folder
-		main = await srv.startN8n({ procs, p, role: 'main', env: { ...n8nEnv, N8N_USER_FOLDER: userFolder }, logFile, expectPackage: env.PACKAGE_NAME });
-		mark('n8n ready');
-		const { cookie } = await srv.setupOwner(main.baseUrl);
-		const url = `${main.baseUrl}/webhook/${webhookId}/webhook`;
-
-		// 1, 2: publish; one webhook per event, with the production URL
-		await srv.activateWorkflow(main.baseUrl, cookie, workflow.id);
-		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { proc: main.proc });
-		mark('published');
+		// 2: one webhook per event, with the production URL
 		const registered = sandbox.webhooks.list();
 		assert.deepEqual(
 			registered.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive })).sort((a, b) => a.event.localeCompare(b.event)),
@@ -94,23 +61,7 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 			[201, 'sandbox-api-key', url],
 			[201, 'sandbox-api-key', url],
 		]);
-		await srv.waitForWebhook(main.baseUrl, `${webhookId}/webhook`, { proc: main.proc });
-
-		const executions = async () => srv.listExecutions(main.baseUrl, cookie, { workflowId: workflow.id });
-		const finished = (e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);
-		/** Waits for the `n`-th execution to finish, returns it with its run data. */
-		const nthExecution = async (n) => {
-			const list = await srv.waitFor(`execution ${n} of the webhook trigger`, async () => {
-				const l = await executions();
-				return l.length >= n && l.every(finished) ? l : undefined;
-			}, { timeoutMs: 60000, intervalMs: 200, proc: main.proc });
-			assert.equal(list.length, n, `${list.length} executions, expected ${n}`);
-			const newest = list.sort((a, b) => Number(b.id) - Number(a.id))[0];
-			const e = await srv.getExecution(main.baseUrl, cookie, newest.id, { n8nBin: p.n8nBin });
-			assert.equal(e.status, 'success', `execution ${e.id}: ${e.status} ${JSON.stringify(e.data.resultData && e.data.resultData.error)}`);
-			assert.equal(e.mode, 'webhook');
-			return e;
-		};
+		await phase.webhookServed();
 
 		// 3: two contacts created, one signed delivery, one execution with both records
 		const ada = sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'E2eWebhook-Lovelace', emailAddress: 'ada.webhook@example.com' });
@@ -120,7 +71,7 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 		assert.deepEqual(report.requests.map((r) => [r.event, r.count, r.status, r.outcome]), [['Contact.create', 2, 200, 'delivered']]);
 		const createDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
 		assert.match(createDelivery.requestHeaders['X-Signature'] || createDelivery.requestHeaders['x-signature'], /^[A-Za-z0-9+/=]+$/);
-		const created = await nthExecution(1);
+		const created = await phase.nthExecution(1);
 		mark('create executed');
 		const createdItems = itemsOf(created, TRIGGER);
 		assert.deepEqual(createdItems.map((i) => [i.id, i.firstName, i.lastName]), [
@@ -138,7 +89,7 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 		const updateDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
 		assert.equal(updateDelivery.payload[0].id, ada.id);
 		assert.equal(updateDelivery.payload[0].lastName, undefined, 'an update delivery carries only what changed');
-		const updated = await nthExecution(2);
+		const updated = await phase.nthExecution(2);
 		mark('update executed');
 		const [full] = itemsOf(updated, TRIGGER);
 		assert.equal(itemsOf(updated, TRIGGER).length, 1);
@@ -154,23 +105,21 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 		const body = JSON.stringify([{ id: ada.id, description: 'forged' }]);
 		const json = { 'content-type': 'application/json' };
 		const someWebhook = registered[0];
-		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature(someWebhook.id, 'not-the-secret', body) } });
+		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(someWebhook.id, 'not-the-secret', body) } });
 		const missing = await srv.request('POST', url, { body, headers: json });
-		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature('0000000000000beef', someWebhook.secretKey, body) } });
+		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', someWebhook.secretKey, body) } });
 		assert.deepEqual(
 			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },
 		);
 		await srv.sleep(1000);
-		const after = await executions();
+		const after = await phase.executions();
 		assert.equal(after.length, 2, `refused deliveries started executions: ${after.length} in all`);
 		mark('refusals checked');
 
 		// 6: unpublishing deletes the webhooks
 		const beforeDelete = sandbox.requests.length;
-		await srv.deactivateWorkflow(main.baseUrl, cookie, workflow.id);
-		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { published: false, proc: main.proc });
-		mark('unpublished');
+		await phase.unpublish();
 		assert.deepEqual(sandbox.webhooks.list(), [], 'unpublishing deleted the webhooks from the sandbox');
 		const deletes = sandbox.requests.slice(beforeDelete).filter((r) => r.method === 'DELETE');
 		assert.deepEqual(deletes.map((r) => `${r.status} ${r.path}`).sort(), registered.map((w) => `200 /Webhook/${w.id}`).sort());
@@ -183,19 +132,11 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 				.slice(fromRequest)
 				.slice(0, 30)
 				.map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
-			`      last lines of ${logFile}:`,
-			...srv
-				.tailFile(logFile, 25)
-				.split('\n')
-				.map((l) => `        ${l}`),
+			...logTail(phase.logFile),
 		];
 		throw problem;
 	} finally {
-		await procs.stopAll();
-		mark('n8n stopped');
-		log(`webhook phase: ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}s`).join(', ')}`);
-		if (ok && !keep) fs.rmSync(dir, { recursive: true, force: true });
-		else log(`webhook phase: n8n user folder and log kept in ${dir}`);
+		await phase.stop(ok);
 	}
 }
 

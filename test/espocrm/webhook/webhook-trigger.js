@@ -17,12 +17,9 @@
  *   6. unpublished: both webhooks gone from EspoCRM
  *   7. n8n stopped (also when a step fails; on Ctrl-C scripts/espocrm/run.js kills it)
  */
-const fs = require('fs');
-const path = require('path');
-const crypto = require('crypto');
 const assert = require('assert/strict');
-const env = require('../../../scripts/n8n-env');
 const srv = require('../../../scripts/lib/n8n-server');
+const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../../scripts/lib/webhook-phase');
 
 const workflow = require('./webhook-trigger.json');
 
@@ -30,50 +27,26 @@ const NAME = 'webhook-trigger on EspoCRM (n8n start)';
 const TRIGGER = 'Case Changed';
 const NEXT = 'Received';
 
-/** X-Signature as EspoCRM 8.1.5 signs a delivery: base64("<webhookId>:" + raw HMAC-SHA256 of the body). */
-function signature(webhookId, secret, body) {
-	return Buffer.concat([Buffer.from(`${webhookId}:`), crypto.createHmac('sha256', secret).update(body).digest()]).toString('base64');
-}
-
-/** The json of a node's items in an execution recorded by n8n (first run, output 0). */
-function itemsOf(execution, node) {
-	const runs = (execution.data.resultData && execution.data.resultData.runData && execution.data.resultData.runData[node]) || [];
-	assert.ok(runs.length, `execution ${execution.id}: node "${node}" did not run`);
-	return ((runs[0].data && runs[0].data.main && runs[0].data.main[0]) || []).map((i) => i.json);
-}
-
 /**
  * The phase. ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log) plus `espo`,
- * the EspoCRM that scripts/espocrm/espocrm.js startEspo started, with `requests(from)`: what it served since `from`.
+ * the EspoCRM that scripts/espocrm/espocrm.js startEspo started, with `mark()` and `requests(from)`: what it served
+ * since a mark.
  */
-async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, espo }) {
-	const t0 = Date.now();
-	const dir = path.join(workDir, 'webhook');
-	fs.rmSync(dir, { recursive: true, force: true });
-	const userFolder = path.join(dir, 'user-folder');
-	env.prepareUserFolder(userFolder, { repoRoot: packageRoot });
-	for (const f of databaseFiles) fs.copyFileSync(f, path.join(userFolder, '.n8n', path.basename(f)));
-	const logFile = path.join(dir, 'n8n.log');
-	const procs = new srv.Processes({ log });
-	const timings = {};
-	const mark = (what) => (timings[what] = Date.now() - t0);
-	const webhookId = workflow.nodes.find((n) => n.name === TRIGGER).webhookId;
+async function run(ctx) {
+	const { espo } = ctx;
 	const apiUser = espo.client('apiKey');
 	const from = espo.mark();
 	/** EspoCRM's webhooks for Cases, as the admin sees them. */
 	const caseWebhooks = async () =>
 		(await espo.admin.list('Webhook')).filter((w) => String(w.event).startsWith('Case.')).sort((a, b) => a.event.localeCompare(b.event));
+	/** EspoCRM's scheduled job, run once: it turns the queued events into deliveries and sends them. */
+	const deliver = async () => await espo.runJob('ProcessWebhookQueue');
+	// 1: n8n started, the owner set up, the workflow published
+	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'EspoCRM webhook phase', workflow, trigger: TRIGGER });
+	const { url, mark } = phase;
 	let ok = false;
 	try {
-		const main = await srv.startN8n({ procs, p, role: 'main', env: { ...n8nEnv, N8N_USER_FOLDER: userFolder }, logFile, expectPackage: env.PACKAGE_NAME });
-		mark('n8n ready');
-		const { cookie } = await srv.setupOwner(main.baseUrl);
-		const url = `${main.baseUrl}/webhook/${webhookId}/webhook`;
-
-		// 1, 2: publish; one webhook per event, with the production URL, made by the API key's user
-		await srv.activateWorkflow(main.baseUrl, cookie, workflow.id);
-		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { proc: main.proc });
-		mark('published');
+		// 2: one webhook per event, with the production URL, made by the API key's user
 		const registered = await caseWebhooks();
 		assert.deepEqual(
 			registered.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive })),
@@ -83,32 +56,14 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 			],
 			"EspoCRM holds one webhook per event, with main's production URL",
 		);
-		await srv.waitForWebhook(main.baseUrl, `${webhookId}/webhook`, { proc: main.proc });
-
-		const executions = async () => srv.listExecutions(main.baseUrl, cookie, { workflowId: workflow.id });
-		const finished = (e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);
-		/** Waits for the `n`-th execution to finish, returns it with its run data. */
-		const nthExecution = async (n) => {
-			const list = await srv.waitFor(`execution ${n} of the webhook trigger`, async () => {
-				const l = await executions();
-				return l.length >= n && l.every(finished) ? l : undefined;
-			}, { timeoutMs: 60000, intervalMs: 200, proc: main.proc });
-			assert.equal(list.length, n, `${list.length} executions, expected ${n}`);
-			const newest = list.sort((a, b) => Number(b.id) - Number(a.id))[0];
-			const e = await srv.getExecution(main.baseUrl, cookie, newest.id, { n8nBin: p.n8nBin });
-			assert.equal(e.status, 'success', `execution ${e.id}: ${e.status} ${JSON.stringify(e.data.resultData && e.data.resultData.error)}`);
-			assert.equal(e.mode, 'webhook');
-			return e;
-		};
-		/** EspoCRM's scheduled job, run once: it turns the queued events into deliveries and sends them. */
-		const deliver = async () => await espo.runJob('ProcessWebhookQueue');
+		await phase.webhookServed();
 
 		// 3: two Cases created; one delivery, one execution with both
 		const first = await apiUser.ok('POST', '/Case', { name: 'EspoWebhook first case', description: 'one' });
 		const second = await apiUser.ok('POST', '/Case', { name: 'EspoWebhook second case' });
 		await deliver();
 		mark('create delivered');
-		const created = await nthExecution(1);
+		const created = await phase.nthExecution(1);
 		mark('create executed');
 		const createdItems = itemsOf(created, TRIGGER);
 		assert.deepEqual(createdItems.map((i) => [i.id, i.name]), [
@@ -122,7 +77,7 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 		await apiUser.ok('PUT', `/Case/${first.id}`, { description: 'changed by the EspoCRM test' });
 		await deliver();
 		mark('update delivered');
-		const updated = await nthExecution(2);
+		const updated = await phase.nthExecution(2);
 		mark('update executed');
 		const updatedItems = itemsOf(updated, TRIGGER);
 		assert.equal(updatedItems.length, 1);
@@ -139,21 +94,19 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 		const json = { 'content-type': 'application/json' };
 		const webhook = await espo.admin.ok('GET', `/Webhook/${registered[0].id}`);
 		assert.ok(webhook.secretKey, 'the admin reads the webhook with its secret key');
-		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature(webhook.id, 'not-the-secret', body) } });
+		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(webhook.id, 'not-the-secret', body) } });
 		const missing = await srv.request('POST', url, { body, headers: json });
-		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': signature('0000000000000beef', webhook.secretKey, body) } });
+		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', webhook.secretKey, body) } });
 		assert.deepEqual(
 			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },
 		);
 		await srv.sleep(1000);
-		assert.equal((await executions()).length, 2, 'refused deliveries started no execution');
+		assert.equal((await phase.executions()).length, 2, 'refused deliveries started no execution');
 		mark('refusals checked');
 
 		// 6: unpublishing deletes the webhooks from EspoCRM
-		await srv.deactivateWorkflow(main.baseUrl, cookie, workflow.id);
-		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { published: false, proc: main.proc });
-		mark('unpublished');
+		await phase.unpublish();
 		assert.deepEqual(await caseWebhooks(), [], 'unpublishing deleted the webhooks from EspoCRM');
 		ok = true;
 	} catch (e) {
@@ -164,19 +117,11 @@ async function run({ p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log, 
 				.requests(from)
 				.slice(0, 40)
 				.map((q) => `        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`),
-			`      last lines of ${logFile}:`,
-			...srv
-				.tailFile(logFile, 25)
-				.split('\n')
-				.map((l) => `        ${l}`),
+			...logTail(phase.logFile),
 		];
 		throw problem;
 	} finally {
-		await procs.stopAll();
-		mark('n8n stopped');
-		log(`EspoCRM webhook phase: ${Object.entries(timings).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}s`).join(', ')}`);
-		if (ok && !keep) fs.rmSync(dir, { recursive: true, force: true });
-		else log(`EspoCRM webhook phase: n8n user folder and log kept in ${dir}`);
+		await phase.stop(ok);
 	}
 }
 

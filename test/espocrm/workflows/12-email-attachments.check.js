@@ -1,6 +1,6 @@
 'use strict';
 /**
- * E-mail attachments and Attachment > Download on the real EspoCRM (Basic, admin): a Code node makes two files (a
+ * E-mail attachments and Attachment > Download on the real EspoCRM (API key): a Code node makes two files (a
  * UTF-8 text and 5 MiB from a fixed sequence, so that this check can make the same bytes); Email > Send uploads
  * each (`POST /Attachment`, a data URI) and sends the e-mail with both; Attachment > Download gets each back; n8n's
  * Crypto node hashes the downloaded bytes. Checked: EspoCRM stores the bytes sent (its own file download, byte for
@@ -75,6 +75,12 @@ module.exports = async (result, espo, assert) => {
 	const downloads = espo.find('GET', /^\/Attachment\/file\//);
 	// (what EspoCRM served during the execution: this check's own reads come after)
 	assert.deepEqual(downloads.map((r) => `${r.status} ${r.path}`).sort(), sent.attachmentsIds.map((id) => `200 /Attachment/file/${id}`).sort());
+	const downloaded = result.rawItems('Download Attachment');
+	assert.deepEqual(
+		downloaded.map(({ binary }) => [binary.file.fileName, binary.file.mimeType, binary.file.bytes]).sort(),
+		Object.entries(made).map(([name, { bytes, type }]) => [name, type, bytes.length]).sort(),
+		'the binary field "file" of each download: the file name, MIME type and size of an original',
+	);
 	const hashed = result.items('Hash Download');
 	assert.equal(hashed.length, 2);
 	for (const { fileName, mimeType, fileSize, sha256: hash } of hashed) {
