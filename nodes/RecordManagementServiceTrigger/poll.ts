@@ -4,7 +4,8 @@ import { readMoment } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
-import { PAGE_SIZE, apiRequest, listRecords, startRun } from '../RecordManagementService/shared/transport';
+import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
+import type { ListReply } from '../RecordManagementService/shared/transport';
 
 /**
  * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue
@@ -83,12 +84,12 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 
 	const found = new Map<string, IDataObject>();
 	let newest: { at: number; ids: Set<string> } | undefined;
-	let firstOfLastPage: unknown;
+	let previous: ListReply | undefined;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
-		const page = await apiRequest<{ list: IDataObject[] }>(context, 0, { method: 'GET', url, qs: { ...qs, offset, maxSize: PAGE_SIZE } });
+		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', url, qs: { ...qs, offset, maxSize: PAGE_SIZE } });
 		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
-		if (offset > 0 && page.list[0]?.id !== undefined && page.list[0].id === firstOfLastPage) break;
-		firstOfLastPage = page.list[0]?.id;
+		if (previous && repeats(page, previous)) break;
+		previous = page;
 		for (const record of page.list) {
 			const at = changedAt(record, attribute);
 			if (at === undefined) continue;

@@ -265,7 +265,7 @@ export async function apiRequest<T = IDataObject>(context: RequestContext, itemI
 	return (await send<T>(context, itemIndex, options)).body;
 }
 
-interface ListReply {
+export interface ListReply {
 	total?: number;
 	list: IDataObject[];
 }
@@ -333,7 +333,7 @@ export async function listRecords(
 }
 
 /** A server that ignored `offset` sends the same page again. */
-function repeats(page: ListReply, previous: ListReply) {
+export function repeats(page: ListReply, previous: ListReply) {
 	return page.list.length > 0 && page.list[0].id !== undefined && page.list[0].id === previous.list[0]?.id;
 }
 
