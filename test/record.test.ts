@@ -70,7 +70,7 @@ describe('Record > Create', () => {
 			fields: { firstName: 'Ada', lastName: 'Lovelace' },
 			customFields: {
 				field: [
-					{ name: 'title', value: 'Countess' },
+					{ name: 'addressCity', value: 'London' },
 					{ name: ' description ', value: 'First programmer' },
 				],
 			},
@@ -79,9 +79,9 @@ describe('Record > Create', () => {
 		const [post] = bed.received();
 		expect(post.method).toBe('POST');
 		expect(post.path).toBe('/Contact');
-		expect(post.body).toEqual({ firstName: 'Ada', lastName: 'Lovelace', title: 'Countess', description: 'First programmer' });
-		expect(result.json[0]).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', title: 'Countess', description: 'First programmer' });
-		expect(store().get('Contact', result.json[0].id as string)).toMatchObject({ title: 'Countess' });
+		expect(post.body).toEqual({ firstName: 'Ada', lastName: 'Lovelace', addressCity: 'London', description: 'First programmer' });
+		expect(result.json[0]).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', addressCity: 'London', description: 'First programmer' });
+		expect(store().get('Contact', result.json[0].id as string)).toMatchObject({ addressCity: 'London' });
 	});
 
 	test('JSON mode sends the object as the body, the form fields being ignored', async () => {
@@ -161,7 +161,7 @@ describe('Record > Create', () => {
 
 describe('Record > Get, Update, Delete', () => {
 	test('Get by ID and by URL read the same record with GET /{Entity}/{id}', async () => {
-		const contact = store().create('Contact', { firstName: 'Grace', lastName: 'Hopper', title: 'Rear Admiral' });
+		const contact = store().create('Contact', { firstName: 'Grace', lastName: 'Hopper', description: 'Rear Admiral' });
 		const first = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: byId(contact.id) });
 		const second = await bed.run({
 			resource: 'record',
@@ -171,7 +171,7 @@ describe('Record > Get, Update, Delete', () => {
 		});
 		expectNoOutputError(first);
 		expectNoOutputError(second);
-		expect(first.json).toEqual([expect.objectContaining({ id: contact.id, lastName: 'Hopper', title: 'Rear Admiral' })]);
+		expect(first.json).toEqual([expect.objectContaining({ id: contact.id, lastName: 'Hopper', description: 'Rear Admiral' })]);
 		expect(second.json).toEqual(first.json);
 		const requests = bed.received();
 		expect(paths(requests)).toEqual([`GET /Contact/${contact.id}`, `GET /Contact/${contact.id}`]);
@@ -183,7 +183,7 @@ describe('Record > Get, Update, Delete', () => {
 		const contact = store().create('Contact', {
 			firstName: 'Ada',
 			lastName: 'Byron',
-			title: 'Miss',
+			description: 'Miss',
 			emailAddress: 'ada@example.com',
 		});
 		const result = await bed.run({
@@ -192,18 +192,18 @@ describe('Record > Get, Update, Delete', () => {
 			entityType: 'Contact',
 			recordId: byId(contact.id),
 			fields: { lastName: 'Lovelace' },
-			customFields: { field: [{ name: 'title', value: 'Countess' }] },
+			customFields: { field: [{ name: 'description', value: 'Countess' }] },
 		});
 		expectNoOutputError(result);
 		const requests = bed.received();
 		expect(paths(requests)).toEqual([`PUT /Contact/${contact.id}`]);
-		expect(requests[0].body).toEqual({ lastName: 'Lovelace', title: 'Countess' });
+		expect(requests[0].body).toEqual({ lastName: 'Lovelace', description: 'Countess' });
 		expect(result.json).toHaveLength(1);
 		expect(result.json[0]).toMatchObject({
 			id: contact.id,
 			firstName: 'Ada',
 			lastName: 'Lovelace',
-			title: 'Countess',
+			description: 'Countess',
 			emailAddress: 'ada@example.com',
 		});
 		expect(store().get('Contact', contact.id)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.com' });
@@ -799,7 +799,7 @@ describe('Record > Create or Update', () => {
 	test('several found: NodeOperationError naming the count, no write sent', async () => {
 		store().create('Contact', { firstName: 'A', lastName: 'One', emailAddress: 'shared@example.com' });
 		store().create('Contact', { firstName: 'B', lastName: 'Two', emailAddress: 'shared@example.com' });
-		const result = await bed.run(upsert({ matchValue: 'shared@example.com', customFields: { field: [{ name: 'title', value: 'X' }] } }));
+		const result = await bed.run(upsert({ matchValue: 'shared@example.com', customFields: { field: [{ name: 'description', value: 'X' }] } }));
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toContain('2 Contact records');
 		expect(result.error?.message).toContain('shared@example.com');
@@ -809,7 +809,7 @@ describe('Record > Create or Update', () => {
 		const requests = bed.received();
 		expect(requests).toHaveLength(1);
 		expectLookup(requests[0], 'shared@example.com');
-		expect(store().list('Contact').map((record) => record.title ?? null)).toEqual([null, null]);
+		expect(store().list('Contact').map((record) => record.description ?? null)).toEqual([null, null]);
 	});
 
 	test('several found with "Update All of Them": a PUT per match, an output item per record', async () => {
@@ -819,7 +819,7 @@ describe('Record > Create or Update', () => {
 		const result = await bed.run(
 			upsert({
 				matchValue: 'shared@example.com',
-				customFields: { field: [{ name: 'title', value: 'Team' }] },
+				customFields: { field: [{ name: 'description', value: 'Team' }] },
 				upsertOptions: { onSeveralMatches: 'updateAll' },
 			}),
 		);
@@ -828,11 +828,11 @@ describe('Record > Create or Update', () => {
 		expectLookup(requests[0], 'shared@example.com');
 		const puts = bed.received('PUT');
 		expect(sorted(puts.map((request) => request.path))).toEqual(sorted([`/Contact/${a.id}`, `/Contact/${b.id}`]));
-		expect(puts.map((request) => request.body)).toEqual([{ title: 'Team' }, { title: 'Team' }]);
+		expect(puts.map((request) => request.body)).toEqual([{ description: 'Team' }, { description: 'Team' }]);
 		expect(bed.received('POST')).toEqual([]);
 		expect(sorted(result.json.map((json) => json.id))).toEqual(sorted([a.id, b.id]));
-		expect(result.json.every((json) => json.title === 'Team')).toBe(true);
-		expect(store().get('Contact', other.id)?.title ?? null).toBeNull();
+		expect(result.json.every((json) => json.description === 'Team')).toBe(true);
+		expect(store().get('Contact', other.id)?.description ?? null).toBeNull();
 	});
 
 	test('items run in order: the second item updates the record the first created', async () => {

@@ -77,11 +77,11 @@ describe('Record Management Service Trigger (polling)', () => {
 		const record = contact();
 		const trigger = pollingTrigger(bed.store, { entityType: 'Contact', event: 'createdOrUpdated' });
 		await trigger.poll();
-		bed.sandbox.store.update('Contact', record.id, { title: 'First', modifiedAt: serverForm((clock += 1000)) });
-		bed.sandbox.store.update('Contact', record.id, { title: 'Second', modifiedAt: serverForm((clock += 1000)) });
+		bed.sandbox.store.update('Contact', record.id, { description: 'First', modifiedAt: serverForm((clock += 1000)) });
+		bed.sandbox.store.update('Contact', record.id, { description: 'Second', modifiedAt: serverForm((clock += 1000)) });
 		const emitted = await trigger.poll();
 		expect(emitted).toHaveLength(1);
-		expect(emitted?.[0]).toMatchObject({ id: record.id, title: 'Second' });
+		expect(emitted?.[0]).toMatchObject({ id: record.id, description: 'Second' });
 		expect(bed.received('GET').every((request) => request.query.orderBy === 'modifiedAt')).toBe(true);
 		expect(await trigger.poll()).toBeNull();
 	});
@@ -133,14 +133,14 @@ describe('Record Management Service Trigger (polling)', () => {
 		contact();
 		const trigger = pollingTrigger(
 			bed.store,
-			{ ...contactsCreated, filterMode: 'conditions', conditions: { condition: [{ attribute: 'title', operator: 'equals', value: 'VIP' }] } },
+			{ ...contactsCreated, filterMode: 'conditions', conditions: { condition: [{ attribute: 'description', operator: 'equals', value: 'VIP' }] } },
 			'Pacific/Kiritimati',
 		);
 		await trigger.poll();
-		const vip = contact({ title: 'VIP' });
-		contact({ title: 'Other' });
+		const vip = contact({ description: 'VIP' });
+		contact({ description: 'Other' });
 		expect(ids(await trigger.poll())).toEqual([vip.id]);
-		expect(bed.received('GET').at(-1)?.query.where).toEqual([{ type: 'equals', attribute: 'title', value: 'VIP' }]);
+		expect(bed.received('GET').at(-1)?.query.where).toEqual([{ type: 'equals', attribute: 'description', value: 'VIP' }]);
 	});
 
 	test('"Fetch Test Event" returns the newest record and changes nothing', async () => {
@@ -179,18 +179,18 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create', 'update', 'delete'] });
 		try {
 			await trigger.activate();
-			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', title: 'Before' });
+			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', description: 'Before' });
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
-			bed.sandbox.store.update('Contact', created.id, { title: 'After' });
+			bed.sandbox.store.update('Contact', created.id, { description: 'After' });
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
 			bed.sandbox.store.delete('Contact', created.id);
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
 			expect(trigger.answers).toEqual([200, 200, 200]);
-			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'Before' })]);
-			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'After' })]);
+			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', description: 'Before' })]);
+			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', description: 'After' })]);
 			expect(trigger.started[2]).toEqual([{ id: created.id, deleted: true }]);
 		} finally {
 			await trigger.close();
@@ -202,7 +202,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		try {
 			await trigger.activate();
 			const contacts = Array.from({ length: 10 }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'S', lastName: `N${n}` }));
-			for (const contact of contacts) bed.sandbox.store.update('Contact', contact.id, { title: 'Changed' });
+			for (const contact of contacts) bed.sandbox.store.update('Contact', contact.id, { description: 'Changed' });
 			// Each read takes 1.5 s (the first alone, then 5 at a time): over 4 s for the batch; EspoCRM waits 1 s here.
 			bed.sandbox.faults.latencyMs = 1500;
 			bed.sandbox.webhooks.config.timeoutMs = 1000;
@@ -211,7 +211,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 			expect(bed.sandbox.webhooks.deliveries).toHaveLength(1);
 			await trigger.idle();
 			expect(trigger.started).toHaveLength(1);
-			expect(trigger.started[0].map((record) => record.title)).toEqual(contacts.map(() => 'Changed'));
+			expect(trigger.started[0].map((record) => record.description)).toEqual(contacts.map(() => 'Changed'));
 		} finally {
 			bed.sandbox.webhooks.config.timeoutMs = 10_000;
 			await trigger.close();
