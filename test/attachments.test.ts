@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IBinaryData } from 'n8n-workflow';
+import type { IBinaryData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
 
 import { useSandbox } from './harness/sandboxRun';
 
@@ -120,4 +122,17 @@ test('a server that stores fewer bytes than were sent (as EspoCRM does with a fi
 	} finally {
 		await new Promise((resolve) => server.close(resolve));
 	}
+});
+
+test('the form says where the user looks that attachments need EspoCRM and take binary field names', () => {
+	const { properties } = new RecordManagementService().description;
+	const resource = properties.find((property) => property.name === 'resource');
+	const attachmentResource = (resource?.options as INodePropertyOptions[]).find((option) => option.value === 'attachment');
+	expect(attachmentResource?.name).toContain('EspoCRM');
+	const notice = properties.find((property) => property.type === 'notice' && property.displayOptions?.show?.operation?.includes('download'));
+	expect(notice?.displayName).toContain('EspoCRM 7 or Later');
+	const emailOptions = properties.find((property) => property.name === 'emailOptions');
+	const attachments = (emailOptions?.options as INodeProperties[]).find((option) => option.name === 'attachments');
+	expect(attachments?.displayName).toMatch(/EspoCRM.*Binary Field Names/);
+	expect(attachments?.hint).toContain('binary fields');
 });

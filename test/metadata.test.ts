@@ -32,6 +32,13 @@ describe('lists of the form, EspoCRM server', () => {
 		expect(values).not.toContain('account');
 	});
 
+	test('ID is offered once, though the metadata lists `id` among the fields', async () => {
+		for (const method of ['getFields', 'getSortableFields', 'getFilterAttributes']) {
+			const options = await list(method, { entityType: 'Opportunity' });
+			expect(options.filter((option) => option.value === 'id')).toEqual([{ name: 'ID (id)', value: 'id' }]);
+		}
+	});
+
 	test('relationship names show the entity type they lead to', async () => {
 		const options = await list('getLinks', { resource: 'relationship', entityType: 'Account' });
 		expect(options).toEqual(

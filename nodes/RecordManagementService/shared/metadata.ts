@@ -331,7 +331,8 @@ function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribut
 	if (!server.metadata) return interfaceAttributes(listedEntityType(context));
 	const { entityType, fields } = definitionOf(context, server.metadata, listedEntityType(context, server.metadata));
 	const id: Attribute = { name: 'id', label: 'ID', type: 'string', writable: false, sortable: true };
-	return [id, ...attributesOfEntity(entityType, fields, server.labels)];
+	// EspoCRM's metadata lists `id` among the fields too: offered once, as the fixed one.
+	return [id, ...attributesOfEntity(entityType, fields, server.labels).filter((attribute) => attribute.name !== 'id')];
 }
 
 const asOptions = (attributes: Attribute[]) =>

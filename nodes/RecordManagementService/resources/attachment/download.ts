@@ -6,6 +6,14 @@ const show = { operation: ['download'] };
 
 export const downloadFields: INodeProperties[] = [
 	{
+		displayName:
+			'Attachments exist on EspoCRM only: choose "EspoCRM 7 or Later" as Server in the credential. The file comes out as binary data, in the field named below.',
+		name: 'attachmentNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show },
+	},
+	{
 		displayName: 'Attachment ID',
 		name: 'attachmentId',
 		type: 'string',
