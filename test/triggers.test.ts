@@ -47,6 +47,11 @@ describe('Record Management Service Trigger (polling)', () => {
 		expect(bed.received('GET').map((request) => request.status)).toEqual([200, 401, 401, 200]);
 	});
 
+	test('a poll that fails says what to do in its message: n8n polls once on publishing and shows only the message', async () => {
+		const trigger = pollingTrigger(bed.store, { ...contactsCreated, entityType: 'NoSuchType' });
+		await expect(trigger.poll()).rejects.toThrow(/\(404\).*\. The entity type does not exist on this server: check its name/);
+	});
+
 	test('450 records created between two polls: all of them, each once, paging until older than the last poll', async () => {
 		contact();
 		const trigger = pollingTrigger(bed.store, contactsCreated);
@@ -272,9 +277,28 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		bed.sandbox.faults.failNext({ status: 201, method: 'POST', pathPrefix: '/Webhook', body: { id: 'w1', event: 'Contact.create' } });
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
 		try {
-			await expect(trigger.activate()).rejects.toThrow('EspoCRM registered the webhook for Contact.create without a secret key');
+			await expect(trigger.activate()).rejects.toThrow(/^EspoCRM registered the webhook for Contact\.create without a secret key.*: check the EspoCRM version/);
 			expect(bed.received('DELETE').map((request) => request.path)).toEqual(['/Webhook/w1']);
 		} finally {
+			await trigger.close();
+		}
+	});
+
+	test.each([
+		['a Standard server', { dialect: 'standard' }, {}, /^Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential/],
+		['credentials the server refuses', { fault: 401 }, {}, /\(401\).*\. Check the authentication settings of the credential/],
+		['no event chosen', {}, { events: [] }, /^The parameter "Events" is empty \(item 0\)\. Choose at least one event\./],
+	])('every error on activation says what to do in its message (n8n shows only that): %s', async (_, setup, parameters, message) => {
+		if (setup.dialect === 'standard') {
+			bed.sandbox.setDialect('standard');
+			bed.use('apiKey', 'standard');
+		}
+		if (setup.fault) bed.sandbox.faults.failEvery({ every: 1, status: setup.fault });
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'], ...parameters });
+		try {
+			await expect(trigger.activate()).rejects.toThrow(message);
+		} finally {
+			bed.sandbox.faults.clear();
 			await trigger.close();
 		}
 	});
@@ -283,7 +307,11 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		bed.sandbox.setRestrictedScopes(['Webhook']);
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
 		try {
-			await expect(trigger.activate()).rejects.toMatchObject({ httpCode: '403', description: expect.stringContaining('"Webhooks"') });
+			// n8n 2.41 shows only the message when publishing fails: what to do is in it.
+			await expect(trigger.activate()).rejects.toMatchObject({
+				httpCode: '403',
+				message: expect.stringMatching(/^EspoCRM refused to register the webhook for Contact\.create \(403\): .*scope "Webhooks".*Administration > Roles/),
+			});
 		} finally {
 			await trigger.close();
 		}
