@@ -138,6 +138,32 @@ describe('Create and Update through the field mapper', () => {
 		expect(result.json[0]).toMatchObject({ name: 'Big deal', amount: 1250.5, accountId: account.id });
 	});
 
+	test('a list field takes the literal "a, b" as saved by the editor (n8n refused it as "expects a array"), or a list', async () => {
+		const schema = await schemaOf('CProject', 'create');
+		const labels = schema.find((field) => field.id === 'labels');
+		expect(labels).toMatchObject({ type: 'string', displayName: 'Labels (labels, list: a, b)' });
+		const create = (value: Record<string, unknown>) =>
+			bed.run(
+				{
+					resource: 'record',
+					operation: 'create',
+					entityType: 'CProject',
+					bodyMode: 'mapper',
+					columns: { mappingMode: 'defineBelow', value, matchingColumns: [], schema, attemptToConvertTypes: false, convertFieldsToString: false },
+				},
+				[{ labels: ['Client', 'Urgent'] }],
+			);
+		const literal = await create({ name: 'Literal', labels: 'Internal, Urgent', cFilesIds: '' });
+		expect(literal.error).toBeUndefined();
+		const fromExpression = await create({ name: 'Expression', labels: '={{ $json.labels }}' });
+		expect(fromExpression.error).toBeUndefined();
+		expect(bed.received('POST').map((request) => request.body)).toEqual([
+			{ name: 'Literal', labels: ['Internal', 'Urgent'] },
+			{ name: 'Expression', labels: ['Client', 'Urgent'] },
+		]);
+		expect(bed.sandbox.store.get('CProject', literal.json[0].id as string)?.labels).toEqual(['Internal', 'Urgent']);
+	});
+
 	test('a date keeps the day written with its offset; a date-time without a zone is in the workflow time zone', async () => {
 		const schema = await schemaOf('Opportunity', 'create');
 		const lead = await schemaOf('Lead', 'create');
@@ -330,13 +356,12 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 
 	test('CProject: lists, JSON, files and attachments as IDs; numbered, foreign and one-to-one fields readable only', async () => {
 		const project = await mapperOf('CProject');
-		expect(project.cTags.type).toBe('array');
-		expect(project.cChecklist.type).toBe('array');
-		expect(project.cLinks.type).toBe('array');
+		// Lists are text fields that say so: n8n refuses a literal "a, b" in a field of its type "array".
+		for (const list of ['cTags', 'cChecklist', 'cLinks', 'cSteps', 'cFilesIds']) {
+			expect(project[list]).toMatchObject({ type: 'string', displayName: expect.stringMatching(/, list: a, b\)$/) });
+		}
 		expect(project.cSettings.type).toBe('object');
-		expect(project.cSteps.type).toBe('array');
 		expect(project.cContractId).toMatchObject({ type: 'string' });
-		expect(project.cFilesIds).toMatchObject({ type: 'array' });
 		for (const readOnly of ['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId']) expect(project[readOnly]).toBeUndefined();
 		const readable = (await list('getFields', { entityType: 'CProject' })).map((option) => option.value);
 		expect(readable).toEqual(expect.arrayContaining(['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId', 'cContractName']));

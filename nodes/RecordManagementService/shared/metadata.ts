@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { ENTITY_TYPE_OPTIONS } from './descriptions';
 import { dialectOf } from './dialect';
 import { readFailure } from './errors';
-import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME } from './fieldMapper';
+import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from './fieldMapper';
 import type { Item } from './item';
 import { INTERFACE_FIELDS } from './recordFields';
 import { CREDENTIAL_TYPE } from './transport';
@@ -392,17 +392,19 @@ export async function getMappingFields(this: ILoadOptionsFunctions): Promise<Res
 	const creating = operation === 'create' || operation === 'upsert';
 	const attributes = attributesFor(this, await readServer(this)).filter((attribute) => attribute.writable);
 	return {
-		fields: attributes.map(
-			(attribute): ResourceMapperField => ({
+		fields: attributes.map((attribute): ResourceMapperField => {
+			// n8n refuses a literal `a, b` in a field of type "array" before the run: lists are text that says so.
+			const isList = attribute.type === 'array';
+			return {
 				id: attribute.name,
-				displayName: labelled(attribute.label, attribute.name, attribute.hint),
+				displayName: labelled(attribute.label, attribute.name, isList ? LABEL_LIST : attribute.hint),
 				required: creating && attribute.carriesRequired === true,
 				defaultMatch: false,
 				canBeUsedToMatch: false,
 				display: true,
-				type: attribute.type,
+				type: isList ? 'string' : attribute.type,
 				...(attribute.options ? { options: attribute.options } : {}),
-			}),
-		),
+			};
+		}),
 	};
 }
