@@ -2,6 +2,7 @@
  * Record resource complete: every operation of the Record resource run through n8n's engine against the sandbox,
  * asserting the output items and the requests the sandbox received.
  */
+import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { OPERATORS } from '../nodes/RecordManagementService/shared/filters';
@@ -461,7 +462,17 @@ interface DateCase {
 	/** Records that must be found, and records that must not (the others depend on the calendar). */
 	found: string[];
 	notFound: string[];
+	/** On a date field: what a relative operator is sent as (explicit days of the workflow's zone, here UTC). */
+	sent?: () => IDataObject;
 }
+
+const utcYear = () => new Date().getUTCFullYear();
+const utcMonthDays = () => {
+	const now = new Date();
+	const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+	const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0));
+	return [first.toISOString().slice(0, 10), last.toISOString().slice(0, 10)];
+};
 
 /** The `value` the server must receive for a condition's value fields (parsed from the query, so strings). */
 function receivedValue(input: IDataObject): IDataObject[string] {
@@ -498,22 +509,22 @@ const DATE_CASES: DateCase[] = [
 
 /** Date operators on a date field (closeDate): no dateTime flag, same meaning. */
 const DATE_FIELD_CASES: DateCase[] = [
-	{ operator: 'today', input: {}, found: ['C0'], notFound: ['C-3', 'C+3', 'C-10'] },
-	{ operator: 'past', input: {}, found: ['C-3', 'C-10'], notFound: ['C0', 'C+3'] },
-	{ operator: 'future', input: {}, found: ['C+3'], notFound: ['C0', 'C-3'] },
-	{ operator: 'lastSevenDays', input: {}, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
-	{ operator: 'lastXDays', input: { days: 5 }, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
-	{ operator: 'nextXDays', input: { days: 5 }, found: ['C0', 'C+3'], notFound: ['C-3'] },
-	{ operator: 'olderThanXDays', input: { days: 5 }, found: ['C-10'], notFound: ['C0', 'C-3'] },
-	{ operator: 'afterXDays', input: { days: 2 }, found: ['C+3'], notFound: ['C0', 'C-3'] },
+	{ operator: 'today', input: {}, found: ['C0'], notFound: ['C-3', 'C+3', 'C-10'], sent: () => ({ type: 'on', value: dateOf(0) }) },
+	{ operator: 'past', input: {}, found: ['C-3', 'C-10'], notFound: ['C0', 'C+3'], sent: () => ({ type: 'before', value: dateOf(0) }) },
+	{ operator: 'future', input: {}, found: ['C+3'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'after', value: dateOf(0) }) },
+	{ operator: 'lastSevenDays', input: {}, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'], sent: () => ({ type: 'between', value: [dateOf(-7), dateOf(0)] }) },
+	{ operator: 'lastXDays', input: { days: 5 }, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'], sent: () => ({ type: 'between', value: [dateOf(-5), dateOf(0)] }) },
+	{ operator: 'nextXDays', input: { days: 5 }, found: ['C0', 'C+3'], notFound: ['C-3'], sent: () => ({ type: 'between', value: [dateOf(0), dateOf(5)] }) },
+	{ operator: 'olderThanXDays', input: { days: 5 }, found: ['C-10'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'before', value: dateOf(-5) }) },
+	{ operator: 'afterXDays', input: { days: 2 }, found: ['C+3'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'after', value: dateOf(2) }) },
 	{ operator: 'on', input: () => ({ value: dateOf(-3) }), found: ['C-3'], notFound: ['C0', 'C-10'] },
 	{ operator: 'notOn', input: () => ({ value: dateOf(-3) }), found: ['C0', 'C-10', 'C+3'], notFound: ['C-3'] },
 	{ operator: 'between', input: () => ({ from: dateOf(-3), to: dateOf(0) }), found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
 	{ operator: 'after', input: () => ({ value: dateOf(-3) }), found: ['C0', 'C+3'], notFound: ['C-3', 'C-10'] },
 	{ operator: 'before', input: () => ({ value: dateOf(-3) }), found: ['C-10'], notFound: ['C-3', 'C0'] },
-	{ operator: 'currentMonth', input: {}, found: ['C0'], notFound: [] },
-	{ operator: 'currentYear', input: {}, found: ['C0'], notFound: ['CLY'] },
-	{ operator: 'lastYear', input: {}, found: ['CLY'], notFound: ['C0'] },
+	{ operator: 'currentMonth', input: {}, found: ['C0'], notFound: [], sent: () => ({ type: 'between', value: utcMonthDays() }) },
+	{ operator: 'currentYear', input: {}, found: ['C0'], notFound: ['CLY'], sent: () => ({ type: 'between', value: [`${utcYear()}-01-01`, `${utcYear()}-12-31`] }) },
+	{ operator: 'lastYear', input: {}, found: ['CLY'], notFound: ['C0'], sent: () => ({ type: 'between', value: [`${utcYear() - 1}-01-01`, `${utcYear() - 1}-12-31`] }) },
 ];
 
 function whereOf(request: RecordedRequest): IDataObject[] {
@@ -606,7 +617,7 @@ describe('Record > Get Many: every where type of the node', () => {
 		});
 	});
 
-	describe('date operators on closeDate (a date field) carry no dateTime', () => {
+	describe('date operators on closeDate (a date field) carry no dateTime; relative ones are days of the workflow time zone', () => {
 		test.each(DATE_FIELD_CASES)('$operator', async (entry) => {
 			const days: Record<string, number> = { C0: 0, 'C-3': -3, 'C-10': -10, 'C+3': 3 };
 			const idToLabel = new Map<string, string>();
@@ -625,13 +636,52 @@ describe('Record > Get Many: every where type of the node', () => {
 				{ timezone: 'UTC' },
 			);
 			expectNoOutputError(result);
-			const expectedItem: IDataObject = { type: entry.operator, attribute: 'closeDate' };
-			if (receivedValue(input) !== undefined) expectedItem.value = receivedValue(input);
+			const expectedItem: IDataObject = entry.sent ? { attribute: 'closeDate', ...entry.sent() } : { type: entry.operator, attribute: 'closeDate' };
+			if (!entry.sent && receivedValue(input) !== undefined) expectedItem.value = receivedValue(input);
 			expect(whereOf(bed.received()[0])).toEqual([expectedItem]);
 
 			const found = result.json.map((json) => idToLabel.get(json.id as string));
 			for (const label of entry.found) expect(found).toContain(label);
 			for (const label of entry.notFound) expect(found).not.toContain(label);
+		});
+	});
+
+	describe('relative operators on a date field answer by the day of the workflow time zone, not the server\'s (UTC)', () => {
+		/** Of two zones on either side of UTC, one always has another date than UTC: its day, and the days around it. */
+		const farZone = () => {
+			const utcDay = DateTime.utc().toISODate();
+			const zone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((candidate) => DateTime.now().setZone(candidate).toISODate() !== utcDay)!;
+			const today = DateTime.now().setZone(zone).startOf('day');
+			const day = (offset: number) => today.plus({ days: offset }).toISODate()!;
+			return { zone, day };
+		};
+		const cases: Array<[string, IDataObject, string[]]> = [
+			['today', {}, ['D0']],
+			['past', {}, ['D-1']],
+			['future', {}, ['D+1']],
+			['lastXDays', { days: 1 }, ['D-1', 'D0']],
+			['nextXDays', { days: 1 }, ['D0', 'D+1']],
+		];
+
+		test.each(['standard', 'espocrm'] as const)('%s server: the form\'s conditions and Where JSON', async (dialect) => {
+			bed.sandbox.setDialect(dialect);
+			bed.use('apiKey', dialect);
+			const { zone, day } = farZone();
+			const labels = new Map<string, string>();
+			for (const [label, offset] of [['D-1', -1], ['D0', 0], ['D+1', 1]] as const) {
+				labels.set(store().create('Opportunity', { name: label, closeDate: day(offset) }).id, label);
+			}
+			for (const [operator, input, expected] of cases) {
+				for (const filter of [
+					{ filterMode: 'conditions', conditions: { condition: [{ attribute: 'closeDate', operator, ...input }] } },
+					{ filterMode: 'json', whereJson: JSON.stringify([{ type: operator, attribute: 'closeDate', ...(input.days ? { value: input.days } : {}) }]) },
+				]) {
+					const result = await bed.run(getMany({ entityType: 'Opportunity', ...filter }), [{}], { timezone: zone });
+					expectNoOutputError(result);
+					const found = result.json.map((json) => labels.get(json.id as string)).filter(Boolean).sort();
+					expect(`${operator} (${filter.filterMode}, ${zone}): ${found.join(' ')}`).toBe(`${operator} (${filter.filterMode}, ${zone}): ${[...expected].sort().join(' ')}`);
+				}
+			}
 		});
 	});
 

@@ -284,7 +284,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		}
 	});
 
-	test.each([
+	test.each<[string, { dialect?: string; fault?: number }, Record<string, unknown>, RegExp]>([
 		['a Standard server', { dialect: 'standard' }, {}, /^Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential/],
 		['credentials the server refuses', { fault: 401 }, {}, /\(401\).*\. Check the authentication settings of the credential/],
 		['no event chosen', {}, { events: [] }, /^The parameter "Events" is empty \(item 0\)\. Choose at least one event\./],
