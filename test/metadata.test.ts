@@ -320,6 +320,24 @@ describe('labels as the CRM shows them (EspoCRM)', () => {
 			}
 		).fields;
 
+	test('an enum whose options are another field\'s (optionsReference) offers them, labelled as there, in the mapper and the filters', async () => {
+		const opportunity = Object.fromEntries((await mapper('Opportunity')).map((field) => [field.id, field]));
+		expect(opportunity.leadSource.type).toBe('options');
+		expect(opportunity.leadSource.options).toEqual(
+			['', 'Call', 'Email', 'Existing Customer', 'Partner', 'Public Relations', 'Web Site', 'Campaign', 'Other'].map((value) => ({ name: value === '' ? '(None)' : value, value })),
+		);
+		const lead = Object.fromEntries((await mapper('Lead')).map((field) => [field.id, field]));
+		expect(lead.industry.type).toBe('options');
+		expect(lead.industry.options).toEqual(expect.arrayContaining([{ name: 'Advertising', value: 'Advertising' }, { name: 'Banking', value: 'Banking' }]));
+		const filters = await list('getFilterAttributes', { entityType: 'Opportunity' });
+		expect(filters.find((option) => option.value === 'leadSource')).toMatchObject({
+			description: 'Values: Call, Email, Existing Customer, Partner, Public Relations, Web Site, Campaign, Other',
+		});
+		// The sandbox checks the referenced options as EspoCRM does.
+		const refused = await bed.run({ resource: 'record', operation: 'create', entityType: 'Opportunity', fields: { name: 'X', closeDate: '2026-12-31', amount: 1, probability: 10 }, customFields: { field: [{ name: 'leadSource', value: 'Carrier Pigeon' }] } });
+		expect(refused.error?.message).toContain('400');
+	});
+
 	test('fields by label and name, enum values by label', async () => {
 		const contact = await list('getFields');
 		expect(contact).toEqual(expect.arrayContaining([{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' }, { name: 'Salutation (salutationName)', value: 'salutationName' }]));
