@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IBinaryData } from 'n8n-workflow';
+import type { IBinaryData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
 
 import { useSandbox } from './harness/sandboxRun';
 
@@ -75,6 +77,41 @@ test('Download returns the same bytes as n8n binary data, with the file name and
 	expect(bed.received('GET').map((request) => request.path)).toEqual(ids.map((id) => `/Attachment/file/${id}`));
 });
 
+test('Download reads a non-ASCII file name as EspoCRM means it: its UTF-8 bytes, as they are, in filename="…"', async () => {
+	const fileName = 'Grüße-Überblick 日本語 ✓.txt';
+	const sent = await bed.run(sendWith('note'), [{ $binary: { note: { ...files.invoice, fileName } } }]);
+	expect(sent.error).toBeUndefined();
+	const [id] = sent.json[0].attachmentsIds as string[];
+	expect(bed.sandbox.store.get('Attachment', id)?.name).toBe(fileName);
+	const result = await bed.run({ resource: 'attachment', operation: 'download', attachmentId: id });
+	expect(result.error).toBeUndefined();
+	expect(result.json).toEqual([{ fileName, mimeType: 'text/plain', fileSize: text.length }]);
+	expect(result.items[0].binary?.data).toMatchObject({ fileName, mimeType: 'text/plain', fileExtension: 'txt' });
+	expect(Buffer.from((result.items[0].binary?.data as IBinaryData).data, 'base64').equals(text)).toBe(true);
+});
+
+test.each([
+	['filename*= (RFC 5987) before the plain form', `attachment; filename="fallback.txt"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20%E2%9C%93.txt`, 'Grüße ✓.txt'],
+	['a latin1 name that is not UTF-8 stays as sent', Buffer.from('attachment; filename="café.txt"', 'latin1'), 'café.txt'],
+	['an ASCII name', 'attachment; filename="plain.txt"', 'plain.txt'],
+])('Download file names from other servers: %s', async (_, disposition, fileName) => {
+	const server = http.createServer((request, response) => {
+		request.resume();
+		const header = typeof disposition === 'string' ? disposition : disposition.toString('latin1');
+		response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Disposition': header });
+		response.end('x');
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	try {
+		bed.use('apiKey', 'espocrm', { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+		const result = await bed.run({ resource: 'attachment', operation: 'download', attachmentId: 'att0000000000001' });
+		expect(result.error).toBeUndefined();
+		expect(result.json[0]).toMatchObject({ fileName });
+	} finally {
+		await new Promise((resolve) => server.close(resolve));
+	}
+});
+
 test('a binary field the item does not have is named, with the item, before any request', async () => {
 	const result = await bed.run(sendWith('invoice, contract'), [{ $binary: { invoice: files.invoice } }]);
 	expect(result.error?.name).toBe('NodeOperationError');
@@ -120,4 +157,17 @@ test('a server that stores fewer bytes than were sent (as EspoCRM does with a fi
 	} finally {
 		await new Promise((resolve) => server.close(resolve));
 	}
+});
+
+test('the form says where the user looks that attachments need EspoCRM and take binary field names', () => {
+	const { properties } = new RecordManagementService().description;
+	const resource = properties.find((property) => property.name === 'resource');
+	const attachmentResource = (resource?.options as INodePropertyOptions[]).find((option) => option.value === 'attachment');
+	expect(attachmentResource?.name).toContain('EspoCRM');
+	const notice = properties.find((property) => property.type === 'notice' && property.displayOptions?.show?.operation?.includes('download'));
+	expect(notice?.displayName).toContain('EspoCRM 7 or Later');
+	const emailOptions = properties.find((property) => property.name === 'emailOptions');
+	const attachments = (emailOptions?.options as INodeProperties[]).find((option) => option.name === 'attachments');
+	expect(attachments?.displayName).toMatch(/EspoCRM.*Binary Field Names/);
+	expect(attachments?.hint).toContain('binary fields');
 });

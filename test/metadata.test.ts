@@ -32,6 +32,13 @@ describe('lists of the form, EspoCRM server', () => {
 		expect(values).not.toContain('account');
 	});
 
+	test('ID is offered once, though the metadata lists `id` among the fields', async () => {
+		for (const method of ['getFields', 'getSortableFields', 'getFilterAttributes']) {
+			const options = await list(method, { entityType: 'Opportunity' });
+			expect(options.filter((option) => option.value === 'id')).toEqual([{ name: 'ID (id)', value: 'id' }]);
+		}
+	});
+
 	test('relationship names show the entity type they lead to', async () => {
 		const options = await list('getLinks', { resource: 'relationship', entityType: 'Account' });
 		expect(options).toEqual(
@@ -129,6 +136,32 @@ describe('Create and Update through the field mapper', () => {
 			stage: 'Qualification',
 		});
 		expect(result.json[0]).toMatchObject({ name: 'Big deal', amount: 1250.5, accountId: account.id });
+	});
+
+	test('a list field takes the literal "a, b" as saved by the editor (n8n refused it as "expects a array"), or a list', async () => {
+		const schema = await schemaOf('CProject', 'create');
+		const labels = schema.find((field) => field.id === 'labels');
+		expect(labels).toMatchObject({ type: 'string', displayName: 'Labels (labels, list: a, b)' });
+		const create = (value: Record<string, unknown>) =>
+			bed.run(
+				{
+					resource: 'record',
+					operation: 'create',
+					entityType: 'CProject',
+					bodyMode: 'mapper',
+					columns: { mappingMode: 'defineBelow', value, matchingColumns: [], schema, attemptToConvertTypes: false, convertFieldsToString: false },
+				},
+				[{ labels: ['Client', 'Urgent'] }],
+			);
+		const literal = await create({ name: 'Literal', labels: 'Internal, Urgent', cFilesIds: '' });
+		expect(literal.error).toBeUndefined();
+		const fromExpression = await create({ name: 'Expression', labels: '={{ $json.labels }}' });
+		expect(fromExpression.error).toBeUndefined();
+		expect(bed.received('POST').map((request) => request.body)).toEqual([
+			{ name: 'Literal', labels: ['Internal', 'Urgent'] },
+			{ name: 'Expression', labels: ['Client', 'Urgent'] },
+		]);
+		expect(bed.sandbox.store.get('CProject', literal.json[0].id as string)?.labels).toEqual(['Internal', 'Urgent']);
 	});
 
 	test('a date keeps the day written with its offset; a date-time without a zone is in the workflow time zone', async () => {
@@ -287,6 +320,24 @@ describe('labels as the CRM shows them (EspoCRM)', () => {
 			}
 		).fields;
 
+	test('an enum whose options are another field\'s (optionsReference) offers them, labelled as there, in the mapper and the filters', async () => {
+		const opportunity = Object.fromEntries((await mapper('Opportunity')).map((field) => [field.id, field]));
+		expect(opportunity.leadSource.type).toBe('options');
+		expect(opportunity.leadSource.options).toEqual(
+			['', 'Call', 'Email', 'Existing Customer', 'Partner', 'Public Relations', 'Web Site', 'Campaign', 'Other'].map((value) => ({ name: value === '' ? '(None)' : value, value })),
+		);
+		const lead = Object.fromEntries((await mapper('Lead')).map((field) => [field.id, field]));
+		expect(lead.industry.type).toBe('options');
+		expect(lead.industry.options).toEqual(expect.arrayContaining([{ name: 'Advertising', value: 'Advertising' }, { name: 'Banking', value: 'Banking' }]));
+		const filters = await list('getFilterAttributes', { entityType: 'Opportunity' });
+		expect(filters.find((option) => option.value === 'leadSource')).toMatchObject({
+			description: 'Values: Call, Email, Existing Customer, Partner, Public Relations, Web Site, Campaign, Other',
+		});
+		// The sandbox checks the referenced options as EspoCRM does.
+		const refused = await bed.run({ resource: 'record', operation: 'create', entityType: 'Opportunity', fields: { name: 'X', closeDate: '2026-12-31', amount: 1, probability: 10 }, customFields: { field: [{ name: 'leadSource', value: 'Carrier Pigeon' }] } });
+		expect(refused.error?.message).toContain('400');
+	});
+
 	test('fields by label and name, enum values by label', async () => {
 		const contact = await list('getFields');
 		expect(contact).toEqual(expect.arrayContaining([{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' }, { name: 'Salutation (salutationName)', value: 'salutationName' }]));
@@ -323,13 +374,12 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 
 	test('CProject: lists, JSON, files and attachments as IDs; numbered, foreign and one-to-one fields readable only', async () => {
 		const project = await mapperOf('CProject');
-		expect(project.cTags.type).toBe('array');
-		expect(project.cChecklist.type).toBe('array');
-		expect(project.cLinks.type).toBe('array');
+		// Lists are text fields that say so: n8n refuses a literal "a, b" in a field of its type "array".
+		for (const list of ['cTags', 'cChecklist', 'cLinks', 'cSteps', 'cFilesIds']) {
+			expect(project[list]).toMatchObject({ type: 'string', displayName: expect.stringMatching(/, list: a, b\)$/) });
+		}
 		expect(project.cSettings.type).toBe('object');
-		expect(project.cSteps.type).toBe('array');
 		expect(project.cContractId).toMatchObject({ type: 'string' });
-		expect(project.cFilesIds).toMatchObject({ type: 'array' });
 		for (const readOnly of ['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId']) expect(project[readOnly]).toBeUndefined();
 		const readable = (await list('getFields', { entityType: 'CProject' })).map((option) => option.value);
 		expect(readable).toEqual(expect.arrayContaining(['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId', 'cContractName']));

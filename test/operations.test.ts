@@ -157,6 +157,35 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			// Neither record is deleted.
 			expect(bed.sandbox.store.get('Contact', c1.id)).toBeDefined();
 		});
+
+		test('Unlink takes the IDs as Link does ("id1, id2" or a list): one DELETE per ID', async () => {
+			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
+			const [c1, c2, c3, c4] = ['One', 'Two', 'Three', 'Four'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }));
+			for (const c of [c1, c2, c3, c4]) bed.sandbox.store.link('Account', account.id, 'contacts', c.id);
+			const result = await bed.run(
+				{
+					resource: 'relationship',
+					operation: 'unlink',
+					entityType: 'Account',
+					recordId: byId(account.id),
+					link: 'contacts',
+					relatedId: '={{ $json.contactIds }}',
+				},
+				[{ contactIds: `${c1.id}, ${c2.id}` }, { contactIds: [c3.id] }],
+			);
+			expect(result.error).toBeUndefined();
+			expect(result.json).toEqual([
+				{ id: account.id, relationship: 'contacts', unlinked: [c1.id, c2.id] },
+				{ id: account.id, relationship: 'contacts', unlinked: [c3.id] },
+			]);
+			const deletes = bed.received('DELETE');
+			expect(bed.received()).toHaveLength(3);
+			expect(deletes.map((r) => [r.query.id, r.body])).toEqual(
+				expect.arrayContaining([c1, c2, c3].map((c) => [c.id, { id: c.id }])),
+			);
+			expect(deletes.map((r) => r.status)).toEqual([200, 200, 200]);
+			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id)).toEqual([c4.id]);
+		});
 	});
 
 	describe('Bulk', () => {

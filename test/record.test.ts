@@ -2,6 +2,7 @@
  * Record resource complete: every operation of the Record resource run through n8n's engine against the sandbox,
  * asserting the output items and the requests the sandbox received.
  */
+import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { OPERATORS } from '../nodes/RecordManagementService/shared/filters';
@@ -70,7 +71,7 @@ describe('Record > Create', () => {
 			fields: { firstName: 'Ada', lastName: 'Lovelace' },
 			customFields: {
 				field: [
-					{ name: 'title', value: 'Countess' },
+					{ name: 'addressCity', value: 'London' },
 					{ name: ' description ', value: 'First programmer' },
 				],
 			},
@@ -79,9 +80,9 @@ describe('Record > Create', () => {
 		const [post] = bed.received();
 		expect(post.method).toBe('POST');
 		expect(post.path).toBe('/Contact');
-		expect(post.body).toEqual({ firstName: 'Ada', lastName: 'Lovelace', title: 'Countess', description: 'First programmer' });
-		expect(result.json[0]).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', title: 'Countess', description: 'First programmer' });
-		expect(store().get('Contact', result.json[0].id as string)).toMatchObject({ title: 'Countess' });
+		expect(post.body).toEqual({ firstName: 'Ada', lastName: 'Lovelace', addressCity: 'London', description: 'First programmer' });
+		expect(result.json[0]).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', addressCity: 'London', description: 'First programmer' });
+		expect(store().get('Contact', result.json[0].id as string)).toMatchObject({ addressCity: 'London' });
 	});
 
 	test('JSON mode sends the object as the body, the form fields being ignored', async () => {
@@ -161,7 +162,7 @@ describe('Record > Create', () => {
 
 describe('Record > Get, Update, Delete', () => {
 	test('Get by ID and by URL read the same record with GET /{Entity}/{id}', async () => {
-		const contact = store().create('Contact', { firstName: 'Grace', lastName: 'Hopper', title: 'Rear Admiral' });
+		const contact = store().create('Contact', { firstName: 'Grace', lastName: 'Hopper', description: 'Rear Admiral' });
 		const first = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: byId(contact.id) });
 		const second = await bed.run({
 			resource: 'record',
@@ -171,7 +172,7 @@ describe('Record > Get, Update, Delete', () => {
 		});
 		expectNoOutputError(first);
 		expectNoOutputError(second);
-		expect(first.json).toEqual([expect.objectContaining({ id: contact.id, lastName: 'Hopper', title: 'Rear Admiral' })]);
+		expect(first.json).toEqual([expect.objectContaining({ id: contact.id, lastName: 'Hopper', description: 'Rear Admiral' })]);
 		expect(second.json).toEqual(first.json);
 		const requests = bed.received();
 		expect(paths(requests)).toEqual([`GET /Contact/${contact.id}`, `GET /Contact/${contact.id}`]);
@@ -183,7 +184,7 @@ describe('Record > Get, Update, Delete', () => {
 		const contact = store().create('Contact', {
 			firstName: 'Ada',
 			lastName: 'Byron',
-			title: 'Miss',
+			description: 'Miss',
 			emailAddress: 'ada@example.com',
 		});
 		const result = await bed.run({
@@ -192,18 +193,18 @@ describe('Record > Get, Update, Delete', () => {
 			entityType: 'Contact',
 			recordId: byId(contact.id),
 			fields: { lastName: 'Lovelace' },
-			customFields: { field: [{ name: 'title', value: 'Countess' }] },
+			customFields: { field: [{ name: 'description', value: 'Countess' }] },
 		});
 		expectNoOutputError(result);
 		const requests = bed.received();
 		expect(paths(requests)).toEqual([`PUT /Contact/${contact.id}`]);
-		expect(requests[0].body).toEqual({ lastName: 'Lovelace', title: 'Countess' });
+		expect(requests[0].body).toEqual({ lastName: 'Lovelace', description: 'Countess' });
 		expect(result.json).toHaveLength(1);
 		expect(result.json[0]).toMatchObject({
 			id: contact.id,
 			firstName: 'Ada',
 			lastName: 'Lovelace',
-			title: 'Countess',
+			description: 'Countess',
 			emailAddress: 'ada@example.com',
 		});
 		expect(store().get('Contact', contact.id)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.com' });
@@ -461,7 +462,17 @@ interface DateCase {
 	/** Records that must be found, and records that must not (the others depend on the calendar). */
 	found: string[];
 	notFound: string[];
+	/** On a date field: what a relative operator is sent as (explicit days of the workflow's zone, here UTC). */
+	sent?: () => IDataObject;
 }
+
+const utcYear = () => new Date().getUTCFullYear();
+const utcMonthDays = () => {
+	const now = new Date();
+	const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+	const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0));
+	return [first.toISOString().slice(0, 10), last.toISOString().slice(0, 10)];
+};
 
 /** The `value` the server must receive for a condition's value fields (parsed from the query, so strings). */
 function receivedValue(input: IDataObject): IDataObject[string] {
@@ -498,22 +509,22 @@ const DATE_CASES: DateCase[] = [
 
 /** Date operators on a date field (closeDate): no dateTime flag, same meaning. */
 const DATE_FIELD_CASES: DateCase[] = [
-	{ operator: 'today', input: {}, found: ['C0'], notFound: ['C-3', 'C+3', 'C-10'] },
-	{ operator: 'past', input: {}, found: ['C-3', 'C-10'], notFound: ['C0', 'C+3'] },
-	{ operator: 'future', input: {}, found: ['C+3'], notFound: ['C0', 'C-3'] },
-	{ operator: 'lastSevenDays', input: {}, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
-	{ operator: 'lastXDays', input: { days: 5 }, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
-	{ operator: 'nextXDays', input: { days: 5 }, found: ['C0', 'C+3'], notFound: ['C-3'] },
-	{ operator: 'olderThanXDays', input: { days: 5 }, found: ['C-10'], notFound: ['C0', 'C-3'] },
-	{ operator: 'afterXDays', input: { days: 2 }, found: ['C+3'], notFound: ['C0', 'C-3'] },
+	{ operator: 'today', input: {}, found: ['C0'], notFound: ['C-3', 'C+3', 'C-10'], sent: () => ({ type: 'on', value: dateOf(0) }) },
+	{ operator: 'past', input: {}, found: ['C-3', 'C-10'], notFound: ['C0', 'C+3'], sent: () => ({ type: 'before', value: dateOf(0) }) },
+	{ operator: 'future', input: {}, found: ['C+3'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'after', value: dateOf(0) }) },
+	{ operator: 'lastSevenDays', input: {}, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'], sent: () => ({ type: 'between', value: [dateOf(-7), dateOf(0)] }) },
+	{ operator: 'lastXDays', input: { days: 5 }, found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'], sent: () => ({ type: 'between', value: [dateOf(-5), dateOf(0)] }) },
+	{ operator: 'nextXDays', input: { days: 5 }, found: ['C0', 'C+3'], notFound: ['C-3'], sent: () => ({ type: 'between', value: [dateOf(0), dateOf(5)] }) },
+	{ operator: 'olderThanXDays', input: { days: 5 }, found: ['C-10'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'before', value: dateOf(-5) }) },
+	{ operator: 'afterXDays', input: { days: 2 }, found: ['C+3'], notFound: ['C0', 'C-3'], sent: () => ({ type: 'after', value: dateOf(2) }) },
 	{ operator: 'on', input: () => ({ value: dateOf(-3) }), found: ['C-3'], notFound: ['C0', 'C-10'] },
 	{ operator: 'notOn', input: () => ({ value: dateOf(-3) }), found: ['C0', 'C-10', 'C+3'], notFound: ['C-3'] },
 	{ operator: 'between', input: () => ({ from: dateOf(-3), to: dateOf(0) }), found: ['C0', 'C-3'], notFound: ['C-10', 'C+3'] },
 	{ operator: 'after', input: () => ({ value: dateOf(-3) }), found: ['C0', 'C+3'], notFound: ['C-3', 'C-10'] },
 	{ operator: 'before', input: () => ({ value: dateOf(-3) }), found: ['C-10'], notFound: ['C-3', 'C0'] },
-	{ operator: 'currentMonth', input: {}, found: ['C0'], notFound: [] },
-	{ operator: 'currentYear', input: {}, found: ['C0'], notFound: ['CLY'] },
-	{ operator: 'lastYear', input: {}, found: ['CLY'], notFound: ['C0'] },
+	{ operator: 'currentMonth', input: {}, found: ['C0'], notFound: [], sent: () => ({ type: 'between', value: utcMonthDays() }) },
+	{ operator: 'currentYear', input: {}, found: ['C0'], notFound: ['CLY'], sent: () => ({ type: 'between', value: [`${utcYear()}-01-01`, `${utcYear()}-12-31`] }) },
+	{ operator: 'lastYear', input: {}, found: ['CLY'], notFound: ['C0'], sent: () => ({ type: 'between', value: [`${utcYear() - 1}-01-01`, `${utcYear() - 1}-12-31`] }) },
 ];
 
 function whereOf(request: RecordedRequest): IDataObject[] {
@@ -606,7 +617,7 @@ describe('Record > Get Many: every where type of the node', () => {
 		});
 	});
 
-	describe('date operators on closeDate (a date field) carry no dateTime', () => {
+	describe('date operators on closeDate (a date field) carry no dateTime; relative ones are days of the workflow time zone', () => {
 		test.each(DATE_FIELD_CASES)('$operator', async (entry) => {
 			const days: Record<string, number> = { C0: 0, 'C-3': -3, 'C-10': -10, 'C+3': 3 };
 			const idToLabel = new Map<string, string>();
@@ -625,13 +636,52 @@ describe('Record > Get Many: every where type of the node', () => {
 				{ timezone: 'UTC' },
 			);
 			expectNoOutputError(result);
-			const expectedItem: IDataObject = { type: entry.operator, attribute: 'closeDate' };
-			if (receivedValue(input) !== undefined) expectedItem.value = receivedValue(input);
+			const expectedItem: IDataObject = entry.sent ? { attribute: 'closeDate', ...entry.sent() } : { type: entry.operator, attribute: 'closeDate' };
+			if (!entry.sent && receivedValue(input) !== undefined) expectedItem.value = receivedValue(input);
 			expect(whereOf(bed.received()[0])).toEqual([expectedItem]);
 
 			const found = result.json.map((json) => idToLabel.get(json.id as string));
 			for (const label of entry.found) expect(found).toContain(label);
 			for (const label of entry.notFound) expect(found).not.toContain(label);
+		});
+	});
+
+	describe('relative operators on a date field answer by the day of the workflow time zone, not the server\'s (UTC)', () => {
+		/** Of two zones on either side of UTC, one always has another date than UTC: its day, and the days around it. */
+		const farZone = () => {
+			const utcDay = DateTime.utc().toISODate();
+			const zone = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((candidate) => DateTime.now().setZone(candidate).toISODate() !== utcDay)!;
+			const today = DateTime.now().setZone(zone).startOf('day');
+			const day = (offset: number) => today.plus({ days: offset }).toISODate()!;
+			return { zone, day };
+		};
+		const cases: Array<[string, IDataObject, string[]]> = [
+			['today', {}, ['D0']],
+			['past', {}, ['D-1']],
+			['future', {}, ['D+1']],
+			['lastXDays', { days: 1 }, ['D-1', 'D0']],
+			['nextXDays', { days: 1 }, ['D0', 'D+1']],
+		];
+
+		test.each(['standard', 'espocrm'] as const)('%s server: the form\'s conditions and Where JSON', async (dialect) => {
+			bed.sandbox.setDialect(dialect);
+			bed.use('apiKey', dialect);
+			const { zone, day } = farZone();
+			const labels = new Map<string, string>();
+			for (const [label, offset] of [['D-1', -1], ['D0', 0], ['D+1', 1]] as const) {
+				labels.set(store().create('Opportunity', { name: label, closeDate: day(offset) }).id, label);
+			}
+			for (const [operator, input, expected] of cases) {
+				for (const filter of [
+					{ filterMode: 'conditions', conditions: { condition: [{ attribute: 'closeDate', operator, ...input }] } },
+					{ filterMode: 'json', whereJson: JSON.stringify([{ type: operator, attribute: 'closeDate', ...(input.days ? { value: input.days } : {}) }]) },
+				]) {
+					const result = await bed.run(getMany({ entityType: 'Opportunity', ...filter }), [{}], { timezone: zone });
+					expectNoOutputError(result);
+					const found = result.json.map((json) => labels.get(json.id as string)).filter(Boolean).sort();
+					expect(`${operator} (${filter.filterMode}, ${zone}): ${found.join(' ')}`).toBe(`${operator} (${filter.filterMode}, ${zone}): ${[...expected].sort().join(' ')}`);
+				}
+			}
 		});
 	});
 
@@ -799,7 +849,7 @@ describe('Record > Create or Update', () => {
 	test('several found: NodeOperationError naming the count, no write sent', async () => {
 		store().create('Contact', { firstName: 'A', lastName: 'One', emailAddress: 'shared@example.com' });
 		store().create('Contact', { firstName: 'B', lastName: 'Two', emailAddress: 'shared@example.com' });
-		const result = await bed.run(upsert({ matchValue: 'shared@example.com', customFields: { field: [{ name: 'title', value: 'X' }] } }));
+		const result = await bed.run(upsert({ matchValue: 'shared@example.com', customFields: { field: [{ name: 'description', value: 'X' }] } }));
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(result.error?.message).toContain('2 Contact records');
 		expect(result.error?.message).toContain('shared@example.com');
@@ -809,7 +859,7 @@ describe('Record > Create or Update', () => {
 		const requests = bed.received();
 		expect(requests).toHaveLength(1);
 		expectLookup(requests[0], 'shared@example.com');
-		expect(store().list('Contact').map((record) => record.title ?? null)).toEqual([null, null]);
+		expect(store().list('Contact').map((record) => record.description ?? null)).toEqual([null, null]);
 	});
 
 	test('several found with "Update All of Them": a PUT per match, an output item per record', async () => {
@@ -819,7 +869,7 @@ describe('Record > Create or Update', () => {
 		const result = await bed.run(
 			upsert({
 				matchValue: 'shared@example.com',
-				customFields: { field: [{ name: 'title', value: 'Team' }] },
+				customFields: { field: [{ name: 'description', value: 'Team' }] },
 				upsertOptions: { onSeveralMatches: 'updateAll' },
 			}),
 		);
@@ -828,11 +878,11 @@ describe('Record > Create or Update', () => {
 		expectLookup(requests[0], 'shared@example.com');
 		const puts = bed.received('PUT');
 		expect(sorted(puts.map((request) => request.path))).toEqual(sorted([`/Contact/${a.id}`, `/Contact/${b.id}`]));
-		expect(puts.map((request) => request.body)).toEqual([{ title: 'Team' }, { title: 'Team' }]);
+		expect(puts.map((request) => request.body)).toEqual([{ description: 'Team' }, { description: 'Team' }]);
 		expect(bed.received('POST')).toEqual([]);
 		expect(sorted(result.json.map((json) => json.id))).toEqual(sorted([a.id, b.id]));
-		expect(result.json.every((json) => json.title === 'Team')).toBe(true);
-		expect(store().get('Contact', other.id)?.title ?? null).toBeNull();
+		expect(result.json.every((json) => json.description === 'Team')).toBe(true);
+		expect(store().get('Contact', other.id)?.description ?? null).toBeNull();
 	});
 
 	test('items run in order: the second item updates the record the first created', async () => {

@@ -47,6 +47,11 @@ describe('Record Management Service Trigger (polling)', () => {
 		expect(bed.received('GET').map((request) => request.status)).toEqual([200, 401, 401, 200]);
 	});
 
+	test('a poll that fails says what to do in its message: n8n polls once on publishing and shows only the message', async () => {
+		const trigger = pollingTrigger(bed.store, { ...contactsCreated, entityType: 'NoSuchType' });
+		await expect(trigger.poll()).rejects.toThrow(/\(404\).*\. The entity type does not exist on this server: check its name/);
+	});
+
 	test('450 records created between two polls: all of them, each once, paging until older than the last poll', async () => {
 		contact();
 		const trigger = pollingTrigger(bed.store, contactsCreated);
@@ -77,11 +82,11 @@ describe('Record Management Service Trigger (polling)', () => {
 		const record = contact();
 		const trigger = pollingTrigger(bed.store, { entityType: 'Contact', event: 'createdOrUpdated' });
 		await trigger.poll();
-		bed.sandbox.store.update('Contact', record.id, { title: 'First', modifiedAt: serverForm((clock += 1000)) });
-		bed.sandbox.store.update('Contact', record.id, { title: 'Second', modifiedAt: serverForm((clock += 1000)) });
+		bed.sandbox.store.update('Contact', record.id, { description: 'First', modifiedAt: serverForm((clock += 1000)) });
+		bed.sandbox.store.update('Contact', record.id, { description: 'Second', modifiedAt: serverForm((clock += 1000)) });
 		const emitted = await trigger.poll();
 		expect(emitted).toHaveLength(1);
-		expect(emitted?.[0]).toMatchObject({ id: record.id, title: 'Second' });
+		expect(emitted?.[0]).toMatchObject({ id: record.id, description: 'Second' });
 		expect(bed.received('GET').every((request) => request.query.orderBy === 'modifiedAt')).toBe(true);
 		expect(await trigger.poll()).toBeNull();
 	});
@@ -133,14 +138,14 @@ describe('Record Management Service Trigger (polling)', () => {
 		contact();
 		const trigger = pollingTrigger(
 			bed.store,
-			{ ...contactsCreated, filterMode: 'conditions', conditions: { condition: [{ attribute: 'title', operator: 'equals', value: 'VIP' }] } },
+			{ ...contactsCreated, filterMode: 'conditions', conditions: { condition: [{ attribute: 'description', operator: 'equals', value: 'VIP' }] } },
 			'Pacific/Kiritimati',
 		);
 		await trigger.poll();
-		const vip = contact({ title: 'VIP' });
-		contact({ title: 'Other' });
+		const vip = contact({ description: 'VIP' });
+		contact({ description: 'Other' });
 		expect(ids(await trigger.poll())).toEqual([vip.id]);
-		expect(bed.received('GET').at(-1)?.query.where).toEqual([{ type: 'equals', attribute: 'title', value: 'VIP' }]);
+		expect(bed.received('GET').at(-1)?.query.where).toEqual([{ type: 'equals', attribute: 'description', value: 'VIP' }]);
 	});
 
 	test('"Fetch Test Event" returns the newest record and changes nothing', async () => {
@@ -179,18 +184,18 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create', 'update', 'delete'] });
 		try {
 			await trigger.activate();
-			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', title: 'Before' });
+			const created = bed.sandbox.store.create('Contact', { firstName: 'Web', lastName: 'Hook', description: 'Before' });
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
-			bed.sandbox.store.update('Contact', created.id, { title: 'After' });
+			bed.sandbox.store.update('Contact', created.id, { description: 'After' });
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
 			bed.sandbox.store.delete('Contact', created.id);
 			await bed.sandbox.webhooks.deliver();
 			await trigger.idle();
 			expect(trigger.answers).toEqual([200, 200, 200]);
-			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'Before' })]);
-			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', title: 'After' })]);
+			expect(trigger.started[0]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', description: 'Before' })]);
+			expect(trigger.started[1]).toEqual([expect.objectContaining({ id: created.id, lastName: 'Hook', description: 'After' })]);
 			expect(trigger.started[2]).toEqual([{ id: created.id, deleted: true }]);
 		} finally {
 			await trigger.close();
@@ -202,7 +207,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		try {
 			await trigger.activate();
 			const contacts = Array.from({ length: 10 }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'S', lastName: `N${n}` }));
-			for (const contact of contacts) bed.sandbox.store.update('Contact', contact.id, { title: 'Changed' });
+			for (const contact of contacts) bed.sandbox.store.update('Contact', contact.id, { description: 'Changed' });
 			// Each read takes 1.5 s (the first alone, then 5 at a time): over 4 s for the batch; EspoCRM waits 1 s here.
 			bed.sandbox.faults.latencyMs = 1500;
 			bed.sandbox.webhooks.config.timeoutMs = 1000;
@@ -211,7 +216,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 			expect(bed.sandbox.webhooks.deliveries).toHaveLength(1);
 			await trigger.idle();
 			expect(trigger.started).toHaveLength(1);
-			expect(trigger.started[0].map((record) => record.title)).toEqual(contacts.map(() => 'Changed'));
+			expect(trigger.started[0].map((record) => record.description)).toEqual(contacts.map(() => 'Changed'));
 		} finally {
 			bed.sandbox.webhooks.config.timeoutMs = 10_000;
 			await trigger.close();
@@ -272,9 +277,28 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		bed.sandbox.faults.failNext({ status: 201, method: 'POST', pathPrefix: '/Webhook', body: { id: 'w1', event: 'Contact.create' } });
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
 		try {
-			await expect(trigger.activate()).rejects.toThrow('EspoCRM registered the webhook for Contact.create without a secret key');
+			await expect(trigger.activate()).rejects.toThrow(/^EspoCRM registered the webhook for Contact\.create without a secret key.*: check the EspoCRM version/);
 			expect(bed.received('DELETE').map((request) => request.path)).toEqual(['/Webhook/w1']);
 		} finally {
+			await trigger.close();
+		}
+	});
+
+	test.each<[string, { dialect?: string; fault?: number }, Record<string, unknown>, RegExp]>([
+		['a Standard server', { dialect: 'standard' }, {}, /^Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential/],
+		['credentials the server refuses', { fault: 401 }, {}, /\(401\).*\. Check the authentication settings of the credential/],
+		['no event chosen', {}, { events: [] }, /^The parameter "Events" is empty \(item 0\)\. Choose at least one event\./],
+	])('every error on activation says what to do in its message (n8n shows only that): %s', async (_, setup, parameters, message) => {
+		if (setup.dialect === 'standard') {
+			bed.sandbox.setDialect('standard');
+			bed.use('apiKey', 'standard');
+		}
+		if (setup.fault) bed.sandbox.faults.failEvery({ every: 1, status: setup.fault });
+		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'], ...parameters });
+		try {
+			await expect(trigger.activate()).rejects.toThrow(message);
+		} finally {
+			bed.sandbox.faults.clear();
 			await trigger.close();
 		}
 	});
@@ -283,7 +307,11 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 		bed.sandbox.setRestrictedScopes(['Webhook']);
 		const trigger = await webhookTrigger(bed.store, { entityType: 'Contact', events: ['create'] });
 		try {
-			await expect(trigger.activate()).rejects.toMatchObject({ httpCode: '403', description: expect.stringContaining('"Webhooks"') });
+			// n8n 2.41 shows only the message when publishing fails: what to do is in it.
+			await expect(trigger.activate()).rejects.toMatchObject({
+				httpCode: '403',
+				message: expect.stringMatching(/^EspoCRM refused to register the webhook for Contact\.create \(403\): .*scope "Webhooks".*Administration > Roles/),
+			});
 		} finally {
 			await trigger.close();
 		}

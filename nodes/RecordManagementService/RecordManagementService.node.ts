@@ -65,7 +65,7 @@ export class RecordManagementService implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Attachment', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
+					{ name: 'Attachment (EspoCRM Only)', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
 					{ name: 'Bulk', value: 'bulk', description: 'Change or delete many records in a few requests' },
 					{ name: 'Email', value: 'email' },
 					{ name: 'Lead', value: 'lead' },

@@ -1,6 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { withRemedyInMessage } from '../RecordManagementService/shared/activation';
 import { testCredentials } from '../RecordManagementService/shared/credentialTest';
 import { entityTypeFields } from '../RecordManagementService/shared/descriptions';
 import { filterFields } from '../RecordManagementService/shared/filters';
@@ -58,6 +59,11 @@ export class RecordManagementServiceTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		return await pollChanges(this);
+		try {
+			return await pollChanges(this);
+		} catch (error) {
+			// n8n polls once when the workflow is published, and then shows only the error's message.
+			throw withRemedyInMessage(error);
+		}
 	}
 }

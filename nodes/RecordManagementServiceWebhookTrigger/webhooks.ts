@@ -5,6 +5,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { inParallel } from '../RecordManagementService/shared/customOperations';
 import { dialectOf } from '../RecordManagementService/shared/dialect';
+import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/activation';
 import { asNodeError, readFailure } from '../RecordManagementService/shared/errors';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
 import { apiRequest, runOf } from '../RecordManagementService/shared/transport';
@@ -38,10 +39,13 @@ const state = (context: IHookFunctions | IWebhookFunctions) => context.getWorkfl
 
 async function requireEspoCrm(context: IHookFunctions) {
 	if ((await dialectOf(context)) !== 'espocrm') {
-		throw new NodeOperationError(context.getNode(), 'Webhooks need the EspoCRM server: the interface as specified has no events', {
-			description:
-				'Choose "EspoCRM 7 or Later" as Server in the credential, or use the Record Management Service Trigger, which polls any server.',
-		});
+		throw remedied(
+			new NodeOperationError(
+				context.getNode(),
+				'Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential, or use the Record Management Service Trigger, which polls any server',
+				{ description: 'The interface as specified has no events.' },
+			),
+		);
 	}
 }
 
@@ -59,60 +63,20 @@ async function unregister(context: IHookFunctions, webhooks: Registered[]) {
 export const lifecycle = {
 	/** Whether every webhook this trigger needs is registered on the server, for this URL. */
 	async checkExists(this: IHookFunctions): Promise<boolean> {
-		const { url, webhooks = [] } = state(this);
-		const wanted = wantedEvents(this);
-		if (url !== this.getNodeWebhookUrl('default') || webhooks.map((webhook) => webhook.event).sort().join() !== [...wanted].sort().join()) {
-			return false;
+		try {
+			return await webhooksExist(this);
+		} catch (error) {
+			throw withRemedyInMessage(error);
 		}
-		for (const webhook of webhooks) {
-			try {
-				const found = await apiRequest(this, 0, { method: 'GET', url: `/Webhook/${encodeURIComponent(webhook.id)}` });
-				if (found.url !== url || found.event !== webhook.event) return false;
-			} catch (error) {
-				if (readFailure(error).status === 404) return false;
-				throw asNodeError(this.getNode(), error);
-			}
-		}
-		return true;
 	},
 
 	/** POST /Webhook once per event, with n8n's production URL; replaces what an earlier activation left. */
 	async create(this: IHookFunctions): Promise<boolean> {
-		await requireEspoCrm(this);
-		const data = state(this);
-		const url = this.getNodeWebhookUrl('default') as string;
-		await unregister(this, data.webhooks ?? []);
-		data.webhooks = [];
-		data.url = url;
-		for (const event of wantedEvents(this)) {
-			try {
-				const webhook = await apiRequest(this, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
-				if (typeof webhook.id !== 'string' || webhook.id === '') {
-					throw new NodeOperationError(this.getNode(), `EspoCRM registered the webhook for ${event} without giving its ID`);
-				}
-				data.webhooks.push({ id: webhook.id, event, secretKey: String(webhook.secretKey ?? '') });
-				// Without its secret key no delivery could be verified: anyone knowing the ID could start the workflow.
-				if (typeof webhook.secretKey !== 'string' || webhook.secretKey === '') {
-					throw new NodeOperationError(this.getNode(), `EspoCRM registered the webhook for ${event} without a secret key`, {
-						description: 'The trigger cannot verify deliveries without it. Check the EspoCRM version and its webhook settings.',
-					});
-				}
-			} catch (error) {
-				// Leave nothing half registered.
-				await unregister(this, data.webhooks).catch(() => undefined);
-				data.webhooks = [];
-				if (readFailure(error).status === 403) {
-					throw new NodeApiError(this.getNode(), { message: 'Forbidden', httpCode: '403' }, {
-						message: `EspoCRM refused to register the webhook for ${event} (403)`,
-						description:
-							'In EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator: other users cannot register webhooks. An API user may have 50 webhooks at most.',
-						httpCode: '403',
-					});
-				}
-				throw asNodeError(this.getNode(), error);
-			}
+		try {
+			return await registerWebhooks(this);
+		} catch (error) {
+			throw withRemedyInMessage(error);
 		}
-		return true;
 	},
 
 	async delete(this: IHookFunctions): Promise<boolean> {
@@ -123,6 +87,70 @@ export const lifecycle = {
 		return true;
 	},
 };
+
+/** Whether every webhook this trigger needs is registered on the server, for this URL. */
+async function webhooksExist(context: IHookFunctions): Promise<boolean> {
+	const { url, webhooks = [] } = state(context);
+	const wanted = wantedEvents(context);
+	if (url !== context.getNodeWebhookUrl('default') || webhooks.map((webhook) => webhook.event).sort().join() !== [...wanted].sort().join()) {
+		return false;
+	}
+	for (const webhook of webhooks) {
+		try {
+			const found = await apiRequest(context, 0, { method: 'GET', url: `/Webhook/${encodeURIComponent(webhook.id)}` });
+			if (found.url !== url || found.event !== webhook.event) return false;
+		} catch (error) {
+			if (readFailure(error).status === 404) return false;
+			throw asNodeError(context.getNode(), error);
+		}
+	}
+	return true;
+}
+
+/** POST /Webhook once per event, with n8n's production URL; replaces what an earlier activation left. */
+async function registerWebhooks(context: IHookFunctions): Promise<boolean> {
+	await requireEspoCrm(context);
+	const data = state(context);
+	const url = context.getNodeWebhookUrl('default') as string;
+	await unregister(context, data.webhooks ?? []);
+	data.webhooks = [];
+	data.url = url;
+	for (const event of wantedEvents(context)) {
+		try {
+			const webhook = await apiRequest(context, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
+			if (typeof webhook.id !== 'string' || webhook.id === '') {
+				throw new NodeOperationError(
+					context.getNode(),
+					`EspoCRM registered the webhook for ${event} without giving its ID: check that the credential's Base URL leads to EspoCRM's API (…/api/v1) and that EspoCRM is version 7 or later`,
+				);
+			}
+			data.webhooks.push({ id: webhook.id, event, secretKey: String(webhook.secretKey ?? '') });
+			// Without its secret key no delivery could be verified: anyone knowing the ID could start the workflow.
+			if (typeof webhook.secretKey !== 'string' || webhook.secretKey === '') {
+				throw new NodeOperationError(
+					context.getNode(),
+					`EspoCRM registered the webhook for ${event} without a secret key, so its deliveries could not be verified: check the EspoCRM version (7 or later) and its webhook settings`,
+				);
+			}
+		} catch (error) {
+			// Leave nothing half registered.
+			await unregister(context, data.webhooks).catch(() => undefined);
+			data.webhooks = [];
+			if (readFailure(error).status === 403) {
+				throw remedied(
+					new NodeApiError(context.getNode(), { message: 'Forbidden', httpCode: '403' }, {
+						message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
+						description:
+							'Other users cannot register webhooks. An API user may have 50 webhooks at most: delete unused ones (Administration > Webhooks).',
+						httpCode: '403',
+					}),
+				);
+			}
+			throw asNodeError(context.getNode(), error);
+		}
+	}
+	return true;
+}
 
 /**
  * Which registered webhook sent the request. EspoCRM signs each delivery with `base64("<webhookId>:" + HMAC-SHA256

@@ -73,6 +73,17 @@ const PROBES = [
 	}],
 	['read unknown id', async ({ key }) => summary(await key.get('/Contact/0000000000000dead'))],
 	['update unknown id', async ({ key }) => summary(await key.put('/Contact/0000000000000dead', { title: 'x' }))],
+	['Contact title without an Account: the reply, then a read', async ({ key, tag }) => {
+		const written = await key.post('/Contact', { firstName: 'Ti', lastName: `Tle-${tag}`, title: 'CEO' });
+		const read = written.body && (await key.get(`/Contact/${written.body.id}`)).body;
+		return summary(written, { pick: (b) => b && { reply: b.title ?? null, read: read ? read.title : 'unread' } });
+	}],
+	['Contact title with an Account: kept as the role', async ({ key, tag }) => {
+		const account = (await key.post('/Account', { name: `Role-${tag}` })).body;
+		const written = await key.post('/Contact', { firstName: 'Ti', lastName: `Role-${tag}`, title: 'CEO', accountId: account.id });
+		const read = written.body && (await key.get(`/Contact/${written.body.id}`)).body;
+		return summary(written, { pick: (b) => b && { reply: b.title ?? null, read: read ? read.title : 'unread' } });
+	}],
 	['delete unknown id', async ({ key }) => summary(await key.delete('/Contact/0000000000000dead'))],
 	['PATCH replies the whole record', async ({ key, tag }) => {
 		const c = (await key.post('/Contact', { firstName: 'Pat', lastName: `Ch-${tag}` })).body;

@@ -14,6 +14,10 @@ const CREDENTIALS = {
 	hmac: { id: 'rmsE2eHmac000001', name: 'RMS sandbox (HMAC, EspoCRM)' },
 	espoApiKey: { id: 'rmsE2eEspoKey001', name: 'RMS sandbox (EspoCRM, API key)' },
 	webhook: { id: 'rmsE2eWebhook001', name: 'RMS webhook sandbox (EspoCRM, API key)' },
+	// The two credentials of `npm run dev` (scripts/dev.js), with its ids and names: the examples run with them, as
+	// users import them into the dev editor.
+	devStandard: { id: 'rmsDevSandboxKey', name: 'Sandbox (API key)' },
+	devEspo: { id: 'rmsDevSandboxEspo', name: 'Sandbox as EspoCRM (API key)' },
 };
 
 /** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain data values). */
@@ -25,6 +29,9 @@ function credentialFiles(origin, { webhookOrigin } = {}) {
 		oauth: { ...base, authentication: 'oAuth2ClientCredentials', clientId: S.clientId, clientSecret: S.clientSecret },
 		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
 		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
+		// as scripts/dev.js imports them
+		devStandard: { baseUrl: origin, server: 'standard', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
+		devEspo: { baseUrl: origin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
 		// the webhook trigger needs EspoCRM and an API user (API key or HMAC)
 		webhook: webhookOrigin && { ...base, baseUrl: webhookOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 	};

@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 
-const { ENTITY_DEFS, APP_CONFIG, REG_EXP_PATTERNS, getAttributes } = require('./metadata');
+const { ENTITY_DEFS, APP_CONFIG, REG_EXP_PATTERNS, getAttributes, optionsOf } = require('./metadata');
 const { validationError, phpError, parseDate, parseStrictDateTime, parseDateTime } = require('./util');
 
 /**
@@ -140,8 +140,9 @@ const rawNumeric = (a) => {
 };
 /** @type {Check} */
 const enumValid = (a) => {
-  if (!has(a, a.field) || !a.fd.options) return true;
-  const options = a.fd.options.map((o) => (o === '' ? null : o));
+  const own = optionsOf(a.fd);
+  if (!has(a, a.field) || !own) return true;
+  const options = own.map((o) => (o === '' ? null : o));
   const v = value(a) === '' ? null : value(a);
   return options.includes(/** @type {any} */ (v));
 };

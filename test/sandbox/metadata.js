@@ -19,6 +19,7 @@
  *   notNull?: boolean, unique?: boolean, autoincrement?: boolean, sourceList?: string[], maxFileSize?: number,
  *   accept?: string[], typeList?: string[], defaultType?: string, columns?: Record<string, string>,
  *   apiReadOnly?: boolean, stored?: boolean, hidden?: boolean, createOnly?: boolean, computed?: string, noLoad?: boolean,
+ *   optionsReference?: string,
  * }} FieldDef
  *   apiReadOnly (sandbox only, never published): EspoCRM ignores writes to the field although its entityDefs do
  *   not say readOnly (number and autoincrement fields are read-only by their type, fields/number.json).
@@ -244,7 +245,7 @@ const ENTITY_DEFS = {
       title: { type: 'varchar', maxLength: 100 },
       status: { type: 'enum', options: ['New', 'Assigned', 'In Process', 'Converted', 'Recycled', 'Dead'], default: 'New' },
       source: { type: 'enum', options: ['', 'Call', 'Email', 'Existing Customer', 'Partner', 'Public Relations', 'Web Site', 'Campaign', 'Other'] },
-      industry: { type: 'enum', options: INDUSTRIES },
+      industry: { type: 'enum', optionsReference: 'Account.industry' },
       opportunityAmount: { type: 'currency' },
       accountName: { type: 'varchar', maxLength: 255 },
       website: { type: 'url' },
@@ -283,7 +284,8 @@ const ENTITY_DEFS = {
       },
       probability: { type: 'int', min: 0, max: 100 },
       closeDate: { type: 'date' },
-      leadSource: { type: 'enum', options: ['', 'Call', 'Email', 'Existing Customer', 'Partner', 'Public Relations', 'Web Site', 'Campaign', 'Other'] },
+      // As in EspoCRM 8.1.5: no options of its own, those of Lead.source (for validation, and in the metadata).
+      leadSource: { type: 'enum', optionsReference: 'Lead.source' },
       // Not in stock EspoCRM (stage is): kept because the interface's examples filter on `status`.
       status: { type: 'varchar', maxLength: 100 },
       description: { type: 'text' },
@@ -766,7 +768,17 @@ function buildMetadata(restricted, user = { isAdmin: false }) {
   return out;
 }
 
+/**
+ * The options of an enum or multi-enum field: its own, or those of the field its `optionsReference` names
+ * ("Lead.source"), as EspoCRM's EnumType validator reads them. @param {FieldDef} fd
+ */
+function optionsOf(fd) {
+  if (fd.options || !fd.optionsReference || !fd.optionsReference.includes('.')) return fd.options;
+  const [scope, field] = fd.optionsReference.split('.');
+  return ENTITY_DEFS[scope]?.fields[field]?.options;
+}
+
 module.exports = {
-  ENTITY_DEFS, APP_CONFIG, REG_EXP_PATTERNS, getAttributes, getLink, isEntityType, isObjectType, hasName,
+  optionsOf, ENTITY_DEFS, APP_CONFIG, REG_EXP_PATTERNS, getAttributes, getLink, isEntityType, isObjectType, hasName,
   collectionOf, foreignFieldDef, buildMetadata,
 };

@@ -382,10 +382,13 @@ class Store {
   }
 
   /**
-   * Hooks/{Meeting,Call}/Users: the assigned user attends.
+   * Hooks/{Meeting,Call}/Users: the assigned user attends; Hooks/Contact/Accounts: the title kept only with an Account.
    * @param {string} entityType @param {RawRecord} raw @returns {string[]} the link-multiple fields it changed
    */
   afterSaveHooks(entityType, raw) {
+    // Hooks/Contact/Accounts: a Contact's title is not stored on the Contact but as its role on the primary Account
+    // (notStorable, read through accountContactPrimary.role), so EspoCRM drops a title written without an Account.
+    if (entityType === 'Contact' && raw.title != null && !(raw.accountId && this.table('Account').has(raw.accountId))) raw.title = null;
     if ((entityType === 'Meeting' || entityType === 'Call') && raw.assignedUserId && this.table('User').has(raw.assignedUserId)) {
       this.linkIds(entityType, raw.id, 'users', raw.assignedUserId);
       return ['users'];

@@ -40,3 +40,8 @@ export function wallClock(moment: DateTime, timeZone: string): string {
 export function serverDate(moment: DateTime): string {
 	return moment.toFormat('yyyy-MM-dd');
 }
+
+/** The start of today in a time zone (the workflow's: its days are the ones users mean). */
+export function todayIn(timeZone: string): DateTime {
+	return DateTime.now().setZone(timeZone).startOf('day');
+}

@@ -11,6 +11,11 @@ import type { Item } from './item';
  */
 export const LABEL_DATE_ONLY = 'date only';
 export const LABEL_DATE_OR_DATE_TIME = 'date or date-time';
+/**
+ * A list (multi-enum, array, checklist, IDs of a link-multiple…): offered as text, since n8n refuses a literal
+ * `a, b` in a field of its type "array" before the run ("expects a array"). A list from an expression passes too.
+ */
+export const LABEL_LIST = 'list: a, b';
 
 type Value = string | number | boolean | null | unknown[] | IDataObject;
 
@@ -53,21 +58,28 @@ function convert(item: Item, field: ResourceMapperField, value: unknown): IDataO
 			if (labelSays(field, LABEL_DATE_ONLY)) return one(serverDate(moment));
 			return optional ? { [field.id]: serverDateTime(moment), [`${field.id}Date`]: null } : one(serverDateTime(moment));
 		}
+		case 'string':
+			if (!labelSays(field, LABEL_LIST)) return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
+			return one(listOf(value) ?? refuse('a list'));
 		case 'array':
-			if (Array.isArray(value)) return one(value);
-			if (typeof value === 'string' && value.trim().startsWith('[')) return one(parseJson(value, Array.isArray) ?? refuse('a list'));
-			return one(
-				String(value)
-					.split(',')
-					.map((part) => part.trim())
-					.filter((part) => part !== ''),
-			);
+			// Mappings saved before lists were offered as text.
+			return one(listOf(value) ?? refuse('a list'));
 		case 'object':
 			if (typeof value === 'object' && !Array.isArray(value)) return one(value as IDataObject);
 			return one(parseJson(value, (parsed) => parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) ?? refuse('a JSON object'));
 		default:
 			return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
 	}
+}
+
+/** A list as given: a list, a JSON list, or `a, b` (items trimmed, empty ones left out). */
+function listOf(value: unknown): unknown[] | undefined {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'string' && value.trim().startsWith('[')) return parseJson(value, Array.isArray) as unknown[] | undefined;
+	return String(value)
+		.split(',')
+		.map((part) => part.trim())
+		.filter((part) => part !== '');
 }
 
 function parseJson(value: unknown, fits: (parsed: unknown) => boolean): Value | undefined {

@@ -1,6 +1,7 @@
+import type { DateTime } from 'luxon';
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { isDateOnly, readMoment, serverDateTime, wallClock } from './dates';
+import { isDateOnly, readMoment, serverDateTime, todayIn, wallClock } from './dates';
 import type { Item } from './item';
 import { parseJsonParameter } from './validation';
 
@@ -255,7 +256,60 @@ export function whereItemOf(condition: Condition, position: number, timeZone: st
 		if (!dated) return `condition ${position} (${attribute}) needs a date such as 2026-11-23 or a date-time such as 2026-11-23 14:38:36`;
 		return dated.type === 'notOn' ? notOnDay(dated) : dated;
 	}
-	return item;
+	return operator.date ? inWorkflowDays(item, timeZone) : item;
+}
+
+/**
+ * A relative date operator on a date field (`closeDate`), as explicit days of the workflow's time zone. EspoCRM
+ * computes `today`, `past`, `lastXDays` and the periods of a date field in its own configured zone (UTC by default),
+ * which is yesterday or tomorrow for a workflow far from it; `on`, `before`, `after` and `between` with dates are
+ * exact on every server. Other operators are returned as they are.
+ */
+function inWorkflowDays(item: WhereItem, timeZone: string): WhereItem {
+	const { type, value, ...rest } = item;
+	const today = todayIn(timeZone);
+	const days = Number(value ?? 0);
+	const day = (moment: DateTime) => moment.toFormat('yyyy-MM-dd');
+	const one = (oneType: string, moment: DateTime): WhereItem => ({ ...rest, type: oneType, value: day(moment) });
+	const between = (from: DateTime, to: DateTime): WhereItem => ({ ...rest, type: 'between', value: [day(from), day(to)] });
+	const period = (unit: 'month' | 'quarter' | 'year', offset: number) => {
+		const start = today.plus({ [`${unit}s`]: offset }).startOf(unit);
+		return between(start, start.endOf(unit));
+	};
+	switch (type) {
+		case 'today':
+			return one('on', today);
+		case 'past':
+			return one('before', today);
+		case 'future':
+			return one('after', today);
+		case 'lastSevenDays':
+			return between(today.minus({ days: 7 }), today);
+		case 'lastXDays':
+			return Number.isFinite(days) ? between(today.minus({ days }), today) : item;
+		case 'nextXDays':
+			return Number.isFinite(days) ? between(today, today.plus({ days })) : item;
+		case 'olderThanXDays':
+			return Number.isFinite(days) ? one('before', today.minus({ days })) : item;
+		case 'afterXDays':
+			return Number.isFinite(days) ? one('after', today.plus({ days })) : item;
+		case 'currentMonth':
+			return period('month', 0);
+		case 'lastMonth':
+			return period('month', -1);
+		case 'nextMonth':
+			return period('month', 1);
+		case 'currentQuarter':
+			return period('quarter', 0);
+		case 'lastQuarter':
+			return period('quarter', -1);
+		case 'currentYear':
+			return period('year', 0);
+		case 'lastYear':
+			return period('year', -1);
+		default:
+			return item;
+	}
 }
 
 /**
@@ -319,7 +373,8 @@ const GROUP_TYPES = new Set(['and', 'or', 'not']);
 
 /**
  * Gives the date operators of a where list written as JSON what the form's conditions get: on a date-time field,
- * `dateTime` and the workflow's time zone, unless the item says otherwise.
+ * `dateTime` and the workflow's time zone, and on a date field the relative operators as days of that zone, unless
+ * the item says otherwise (`dateTime` or `timeZone` set).
  */
 function withTimeZones(items: IDataObject[], timeZone: string): IDataObject[] {
 	return items.map((item) => {
@@ -328,7 +383,8 @@ function withTimeZones(items: IDataObject[], timeZone: string): IDataObject[] {
 			return { ...item, value: withTimeZones(item.value as IDataObject[], timeZone) };
 		}
 		const dateOperator = OPERATOR_BY_VALUE.get(type)?.date === true;
-		if (!dateOperator || item.dateTime !== undefined || !isDateTimeField(String(item.attribute))) return item;
+		if (!dateOperator || item.dateTime !== undefined) return item;
+		if (!isDateTimeField(String(item.attribute))) return item.timeZone === undefined ? inWorkflowDays(item as WhereItem, timeZone) : item;
 		// A value that is no date at all is left to the server to refuse: Where JSON is for the cases the form misses.
 		const dated = withDateTime(item as WhereItem, timeZone);
 		if (!dated) return { ...item, dateTime: true, timeZone };

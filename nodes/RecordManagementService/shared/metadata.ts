@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { ENTITY_TYPE_OPTIONS } from './descriptions';
 import { dialectOf } from './dialect';
 import { readFailure } from './errors';
-import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME } from './fieldMapper';
+import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from './fieldMapper';
 import type { Item } from './item';
 import { INTERFACE_FIELDS } from './recordFields';
 import { CREDENTIAL_TYPE } from './transport';
@@ -31,6 +31,8 @@ interface FieldDef {
 	disabled?: boolean;
 	utility?: boolean;
 	options?: Array<string | number>;
+	/** "Lead.source": the enum takes the options (and their labels) of that field (Opportunity.leadSource). */
+	optionsReference?: string;
 }
 
 interface LinkDef {
@@ -196,7 +198,13 @@ const ADDRESS_PARTS: Array<[string, string]> = [
  * `linkOne` and `foreign` are read-only here (written through the other record), and `number`/`autoincrement`
  * are numbered by the server.
  */
-function attributesOf(scope: string, field: string, definition: FieldDef, labels: Labels): Attribute[] {
+/** Where an enum field's options and their labels come from: the field itself, or the one it references. */
+interface OptionSource {
+	scope: string;
+	field: string;
+}
+
+function attributesOf(scope: string, field: string, definition: FieldDef, labels: Labels, optionSource: OptionSource = { scope, field }): Attribute[] {
 	const label = labels.field(scope, field);
 	const writable = !definition.readOnly && !definition.notStorable;
 	const sortable = !definition.notStorable;
@@ -271,7 +279,7 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 			if (!definition.options?.length) return [one('string')];
 			return [
 				one('options', {
-					options: (definition.options ?? []).map((value) => ({ name: labels.option(scope, field, value), value })),
+					options: (definition.options ?? []).map((value) => ({ name: labels.option(optionSource.scope, optionSource.field, value), value })),
 				}),
 			];
 		case 'multiEnum':
@@ -292,11 +300,26 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 	}
 }
 
-function attributesOfEntity(scope: string, fields: Record<string, FieldDef>, labels: Labels): Attribute[] {
+/**
+ * A field whose options are another field's (`optionsReference`, as EspoCRM's Opportunity.leadSource → Lead.source):
+ * with those options, labelled as that field's. The metadata carries the referenced field even for a type the user
+ * cannot reach (EspoCRM's AclDependencyProvider).
+ */
+function withReferencedOptions(scope: string, field: string, definition: FieldDef, entityDefs: Metadata['entityDefs'] = {}) {
+	const reference = definition.optionsReference;
+	if (definition.options?.length || !reference?.includes('.')) return { definition, optionSource: { scope, field } };
+	const [referencedScope, referencedField] = reference.split('.');
+	const options = entityDefs[referencedScope]?.fields?.[referencedField]?.options;
+	if (!options?.length) return { definition, optionSource: { scope, field } };
+	return { definition: { ...definition, options }, optionSource: { scope: referencedScope, field: referencedField } };
+}
+
+function attributesOfEntity(scope: string, fields: Record<string, FieldDef>, labels: Labels, entityDefs?: Metadata['entityDefs']): Attribute[] {
 	const attributes = Object.entries(fields)
 		.filter(([, definition]) => !definition.disabled && !definition.utility)
-		.flatMap(([field, definition]) =>
-			attributesOf(scope, field, definition, labels).map((attribute) => ({
+		.map(([field, definition]) => [field, withReferencedOptions(scope, field, definition, entityDefs)] as const)
+		.flatMap(([field, { definition, optionSource }]) =>
+			attributesOf(scope, field, definition, labels, optionSource).map((attribute) => ({
 				...attribute,
 				carriesRequired: attribute.carriesRequired === true && definition.required === true,
 			})),
@@ -331,7 +354,8 @@ function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribut
 	if (!server.metadata) return interfaceAttributes(listedEntityType(context));
 	const { entityType, fields } = definitionOf(context, server.metadata, listedEntityType(context, server.metadata));
 	const id: Attribute = { name: 'id', label: 'ID', type: 'string', writable: false, sortable: true };
-	return [id, ...attributesOfEntity(entityType, fields, server.labels)];
+	// EspoCRM's metadata lists `id` among the fields too: offered once, as the fixed one.
+	return [id, ...attributesOfEntity(entityType, fields, server.labels, server.metadata.entityDefs).filter((attribute) => attribute.name !== 'id')];
 }
 
 const asOptions = (attributes: Attribute[]) =>
@@ -381,7 +405,16 @@ export async function getLinks(this: ILoadOptionsFunctions): Promise<INodeProper
 export async function getFilterAttributes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const server = await readServer(this);
 	const links = relationshipsOf(this, server, listedEntityType(this, server.metadata)).map(({ name, value }) => ({ name: `${name} (relationship)`, value }));
-	return [...asOptions(attributesFor(this, server).filter((attribute) => attribute.sortable || attribute.type === 'array')), ...links];
+	const attributes = attributesFor(this, server).filter((attribute) => attribute.sortable || attribute.type === 'array');
+	const valuesOf = new Map(attributes.map((attribute) => [attribute.name, attribute.options]));
+	// A filter's value is typed in: the values an enum field takes (its own or those it references) are shown with it.
+	const withValues = asOptions(attributes).map((option) => {
+		const values = valuesOf.get(option.value)?.filter((value) => value.value !== '');
+		if (!values?.length) return option;
+		const shown = values.map(({ name, value }) => (name === String(value) ? String(value) : `${String(value)} (${name})`));
+		return { ...option, description: `Values: ${shown.join(', ')}` };
+	});
+	return [...withValues, ...links];
 }
 
 /** The writable fields for n8n's field mapper, typed, labelled, with the server's values for enum fields. */
@@ -391,17 +424,19 @@ export async function getMappingFields(this: ILoadOptionsFunctions): Promise<Res
 	const creating = operation === 'create' || operation === 'upsert';
 	const attributes = attributesFor(this, await readServer(this)).filter((attribute) => attribute.writable);
 	return {
-		fields: attributes.map(
-			(attribute): ResourceMapperField => ({
+		fields: attributes.map((attribute): ResourceMapperField => {
+			// n8n refuses a literal `a, b` in a field of type "array" before the run: lists are text that says so.
+			const isList = attribute.type === 'array';
+			return {
 				id: attribute.name,
-				displayName: labelled(attribute.label, attribute.name, attribute.hint),
+				displayName: labelled(attribute.label, attribute.name, isList ? LABEL_LIST : attribute.hint),
 				required: creating && attribute.carriesRequired === true,
 				defaultMatch: false,
 				canBeUsedToMatch: false,
 				display: true,
-				type: attribute.type,
+				type: isList ? 'string' : attribute.type,
 				...(attribute.options ? { options: attribute.options } : {}),
-			}),
-		),
+			};
+		}),
 	};
 }

@@ -64,7 +64,7 @@ module.exports = (result, sandbox, assert) => {
 	assert.deepEqual(out.map((c) => c.id).sort(), Object.values(sandbox.state.ids).sort());
 };
 
-module.exports.credential = 'apiKey';
+module.exports.credential = 'devStandard';
 module.exports.runs = 2;
 
 module.exports.before = (sandbox) => {

@@ -53,7 +53,7 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(sandbox.store.get('Lead', other).status, 'Assigned', 'a stale lead of another status left alone');
 };
 
-module.exports.credential = 'espoApiKey';
+module.exports.credential = 'devEspo';
 
 module.exports.before = (sandbox) => {
 	const lead = (lastName, status, createdDaysAgo, modifiedDaysAgo) =>

@@ -60,7 +60,7 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(result.items('Welcome e-mail').length, expected.length);
 };
 
-module.exports.credential = 'espoApiKey';
+module.exports.credential = 'devEspo';
 
 module.exports.before = (sandbox) => {
 	const lead = (fields) => sandbox.store.create('Lead', { firstName: 'Example03', ...fields }).id;

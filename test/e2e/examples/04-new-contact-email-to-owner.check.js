@@ -11,15 +11,33 @@
  * would emit. The two nodes after it run unchanged. The polling itself is covered by the unit tests and by
  * npm run test:queue.
  *
- * `before` creates a user with an e-mail address and, as the newest contact, one assigned to that user.
+ * `before` creates a user with an e-mail address and, as the newest contact, one assigned to that user. The
+ * workflow runs twice: after the first run the check adds a newer contact without an owner, which the second run
+ * gets and lets through the false branch of "Has an owner?" (no owner read, no e-mail, no error).
+ * With "Sandbox as EspoCRM (API key)": User is an entity type of EspoCRM (the Standard interface lists none).
  */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const { formatDateTime } = require('../../sandbox/util');
 
-module.exports = (result, sandbox, assert) => {
+/** A contact created in a second of its own, so that it is the newest by createdAt (whole seconds). */
+async function newestContact(sandbox, fields) {
+	const newestBefore = sandbox.store.list('Contact').reduce((max, c) => (c.createdAt > max ? c.createdAt : max), '');
+	while (formatDateTime() <= newestBefore) await sleep(100);
+	return sandbox.store.create('Contact', fields);
+}
+
+module.exports = async (result, sandbox, assert) => {
 	const { owner, contact } = sandbox.state;
 	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
-	assert.deepEqual(result.nodesRun, ['Start (test: instead of the polling trigger)', 'New contact', 'Its owner', 'Tell the owner']);
+	if (result.runNumber === 2) {
+		// the newest contact has no owner: the run succeeds without reading a user or sending anything
+		assert.deepEqual(result.items('New contact').map((c) => c.id), [sandbox.state.ownerless.id]);
+		assert.deepEqual(result.nodesRun, ['Start (test: instead of the polling trigger)', 'New contact', 'Has an owner?']);
+		assert.deepEqual(sandbox.find('GET', /^\/User\//), []);
+		assert.deepEqual(sandbox.find('POST', '/Email'), []);
+		return;
+	}
+	assert.deepEqual(result.nodesRun, ['Start (test: instead of the polling trigger)', 'New contact', 'Has an owner?', 'Its owner', 'Tell the owner']);
 
 	// what "Fetch Test Event" asks for: the newest contact
 	const [list, ...more] = sandbox.find('GET', '/Contact');
@@ -44,14 +62,20 @@ module.exports = (result, sandbox, assert) => {
 		from: 'crm@example.com',
 		parentType: 'Contact',
 		parentId: contact.id,
+		// as EspoCRM takes an e-mail to send
+		name: 'New contact: Nora E2eExample-Newest',
+		status: 'Sending',
 	});
 	const [sent] = result.items('Tell the owner');
 	const mail = sandbox.outbox.find((m) => m.emailId === sent.id);
 	assert.ok(mail, 'the mail is in the outbox');
 	assert.deepEqual([mail.to, mail.from, mail.subject], [['olivia.owner@example.com'], 'crm@example.com', 'New contact: Nora E2eExample-Newest']);
+
+	sandbox.state.ownerless = await newestContact(sandbox, { firstName: 'Otto', lastName: 'E2eExample-NoOwner', emailAddress: 'otto.noowner@example.com' });
 };
 
-module.exports.credential = 'apiKey';
+module.exports.credential = 'devEspo';
+module.exports.runs = 2;
 
 module.exports.before = async (sandbox) => {
 	const owner = sandbox.store.create('User', {
@@ -61,10 +85,7 @@ module.exports.before = async (sandbox) => {
 		type: 'regular',
 		emailAddress: 'olivia.owner@example.com',
 	});
-	// the newest by createdAt (whole seconds): wait for a second that no contact was created in
-	const newestBefore = sandbox.store.list('Contact').reduce((max, c) => (c.createdAt > max ? c.createdAt : max), '');
-	while (formatDateTime() <= newestBefore) await sleep(100);
-	const contact = sandbox.store.create('Contact', {
+	const contact = await newestContact(sandbox, {
 		firstName: 'Nora',
 		lastName: 'E2eExample-Newest',
 		emailAddress: 'nora.newest@example.com',

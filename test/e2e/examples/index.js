@@ -15,12 +15,17 @@
  * starts from the Manual Trigger.
  *
  * Each example has its check beside this file: <example file name>.check.js, run as `example-<file name>`.
+ *
+ * As a user of `npm run dev` runs them: after the dev editor's own workflow (scripts/dev-workflow.json, run first as
+ * `example-00-dev-workflow`), with the dev credentials ("Sandbox (API key)", "Sandbox as EspoCRM (API key)",
+ * test/e2e/credentials.js: devStandard, devEspo), the one each example's sticky note names.
  */
 const fs = require('fs');
 const path = require('path');
 const { CREDENTIALS } = require('../credentials');
 
 const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', '..', 'examples');
+const DEV_WORKFLOW = path.resolve(__dirname, '..', '..', '..', 'scripts', 'dev-workflow.json');
 const OUR_NODE = 'n8n-nodes-record-management-service.recordManagementService';
 const POLLING_TRIGGER = 'n8n-nodes-record-management-service.recordManagementServiceTrigger';
 const CREDENTIAL_TYPE = 'recordManagementServiceApi';
@@ -80,8 +85,17 @@ function withCredential(workflow, credential) {
 	};
 }
 
-/** [{ name, json, checkFile }] for the runner's `extraWorkflows`, in file-name order. */
+/** [{ name, json, checkFile }] for the runner's `extraWorkflows`: the dev workflow, then the examples in file-name order. */
 function exampleWorkflows() {
+	const devWorkflow = {
+		name: 'example-00-dev-workflow',
+		json: JSON.parse(fs.readFileSync(DEV_WORKFLOW, 'utf8')),
+		checkFile: path.join(__dirname, '00-dev-workflow.check.js'),
+	};
+	return [devWorkflow, ...examples()];
+}
+
+function examples() {
 	return fs
 		.readdirSync(EXAMPLES_DIR)
 		.filter((f) => f.endsWith('.json'))

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * EspoCRM dialect with an API key: n8n's field mapper ("Using the Field Mapper") with values of the wrong JSON type
- * converted by the node (numbers, booleans, dates, date-times, lists), "Map Automatically" (input fields the
+ * converted by the node (numbers, booleans, dates, date-times, lists, a literal "a, b"), "Map Automatically" (input fields the
  * schema has, others dropped), and a custom entity type (CProject) for create and get many.
  */
 module.exports = (result, sandbox, assert) => {
@@ -11,7 +11,7 @@ module.exports = (result, sandbox, assert) => {
 	}
 
 	const posts = sandbox.find('POST', '/CProject');
-	assert.equal(posts.length, 2);
+	assert.equal(posts.length, 3);
 	const byName = Object.fromEntries(posts.map((r) => [r.body.name, r.body]));
 	assert.deepEqual(byName['E2E Apollo'], {
 		name: 'E2E Apollo',
@@ -34,6 +34,9 @@ module.exports = (result, sandbox, assert) => {
 		status: 'Draft',
 	});
 	assert.ok(!('description' in byName['E2E Apollo']), 'an empty mapped value is left out');
+	// a list typed into the mapper as the editor saves it (a text field labelled "list: a, b"): n8n refused the literal
+	// before the run while list fields had n8n's type "array" ("expects a array")
+	assert.deepEqual(byName['E2E Literal'], { name: 'E2E Literal', labels: ['Research', 'Maintenance'] });
 	assert.equal(result.items('Create Projects').length, 2);
 
 	const list = sandbox.find('GET', '/CProject');

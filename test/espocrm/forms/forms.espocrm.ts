@@ -79,6 +79,35 @@ describe("the forms' lists from EspoCRM's metadata and labels", () => {
 		expect(byId.status.options).toEqual(expect.arrayContaining([{ name: 'Planned', value: 'Planned' }, { name: 'Held', value: 'Held' }]));
 	});
 
+	test('enum options borrowed from another field (optionsReference) are offered in the mapper and the filters; ID once', async () => {
+		const mapperOf = async (entityType: string) => {
+			const { fields } = (await loadFormList(store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType })) as {
+				fields: Array<{ id: string; type: string; options?: Options }>;
+			};
+			return Object.fromEntries(fields.map((field) => [field.id, field]));
+		};
+		const opportunity = await mapperOf('Opportunity');
+		expect(opportunity.leadSource).toMatchObject({ type: 'options' });
+		expect(opportunity.leadSource.options).toEqual(expect.arrayContaining([{ name: 'Call', value: 'Call' }, { name: 'Web Site', value: 'Web Site' }]));
+		const lead = await mapperOf('Lead');
+		expect(lead.industry).toMatchObject({ type: 'options' });
+		expect(lead.industry.options).toEqual(expect.arrayContaining([{ name: 'Banking', value: 'Banking' }]));
+		const filters = await list('getFilterAttributes', { entityType: 'Opportunity' });
+		expect((filters.find((option) => option.value === 'leadSource') as { description?: string } | undefined)?.description).toContain('Web Site');
+		for (const method of ['getFields', 'getSortableFields', 'getFilterAttributes']) {
+			expect((await list(method, { entityType: 'Opportunity' })).filter((option) => option.value === 'id')).toHaveLength(1);
+		}
+	});
+
+	test('a list field of the mapper is text that takes "a, b" (n8n refuses a literal in a field of type array)', async () => {
+		const { fields } = (await loadFormList(store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType: 'Account' })) as {
+			fields: Array<{ id: string; type: string; displayName: string }>;
+		};
+		const lists = fields.filter((field) => field.displayName.endsWith(', list: a, b)'));
+		expect(lists.length).toBeGreaterThan(0);
+		expect(lists.every((field) => field.type === 'string')).toBe(true);
+	});
+
 	test('picking a record: the Accounts EspoCRM holds, searched by name', async () => {
 		const marker = `Forms-${Date.now()}`;
 		const created = await createAccount(`${marker} Acme`);

@@ -1,8 +1,9 @@
 'use strict';
 /**
- * E-mail attachments and Attachment > Download on the real EspoCRM (API key): a Code node makes two files (a
- * UTF-8 text and 5 MiB from a fixed sequence, so that this check can make the same bytes); Email > Send uploads
- * each (`POST /Attachment`, a data URI) and sends the e-mail with both; Attachment > Download gets each back; n8n's
+ * E-mail attachments and Attachment > Download on the real EspoCRM (API key): a Code node makes three files (a
+ * UTF-8 text, 5 MiB from a fixed sequence, so that this check can make the same bytes, and a text whose file name is
+ * not ASCII: EspoCRM sends it as raw UTF-8 bytes in `filename="…"`); Email > Send uploads each (`POST /Attachment`,
+ * a data URI) and sends the e-mail with them; Attachment > Download gets each back, names included; n8n's
  * Crypto node hashes the downloaded bytes. Checked: EspoCRM stores the bytes sent (its own file download, byte for
  * byte: EspoCRM stores a `file` that is not a data URI EMPTY, with 200), the e-mail is Sent with both attachments and
  * arrives with them, and the bytes n8n downloaded are the originals.
@@ -10,6 +11,8 @@
 const crypto = require('crypto');
 
 const sha256 = (buffer) => crypto.createHash('sha256').update(buffer).digest('hex');
+
+const GREETING = 'Grüße-Überblick 日本語 ✓.txt';
 
 /** The bytes of the Code node "Make Files". */
 function files() {
@@ -20,17 +23,27 @@ function files() {
 		x = (Math.imul(x, 1103515245) + 12345) >>> 0;
 		blob[i] = x >>> 24;
 	}
-	return { 'note.txt': { bytes: note, type: 'text/plain' }, 'blob.bin': { bytes: blob, type: 'application/octet-stream' } };
+	return {
+		'note.txt': { bytes: note, type: 'text/plain' },
+		'blob.bin': { bytes: blob, type: 'application/octet-stream' },
+		[GREETING]: { bytes: Buffer.from('Grüße\n', 'utf8'), type: 'text/plain' },
+	};
 }
 
-/** The attachments of a MIME message as EspoCRM sends them: {file name: bytes} (names as RFC 2047 words, base64 bodies). */
+/**
+ * The attachments of a MIME message as EspoCRM sends them: {file name: bytes} (names as RFC 2047 words, base64
+ * bodies). A name in another form (RFC 2231, folded) is listed as "?<n>", its bytes still compared.
+ */
 function attachmentsOf(raw) {
 	const found = {};
 	const lines = raw.split(/\r?\n/);
+	let unnamed = 0;
 	for (let i = 0; i < lines.length; i++) {
+		if (!/^Content-Disposition: attachment/i.test(lines[i])) continue;
 		const disposition = /^Content-Disposition: attachment; filename="(.*)"$/i.exec(lines[i]);
-		if (!disposition) continue;
-		const name = disposition[1].replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) => Buffer.from(b64, 'base64').toString('utf8'));
+		const name = disposition
+			? disposition[1].replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) => Buffer.from(b64, 'base64').toString('utf8'))
+			: `?${unnamed++}`;
 		while (i < lines.length && lines[i] !== '') i++;
 		const body = [];
 		for (i++; i < lines.length && !lines[i].startsWith('--'); i++) body.push(lines[i]);
@@ -44,11 +57,11 @@ module.exports = async (result, espo, assert) => {
 
 	// the e-mail: sent, with both attachments (EspoCRM lists them in an order of its own)
 	const [sent] = result.items('Send With Attachments');
-	assert.equal(sent.attachmentsIds.length, 2, 'the sent e-mail names two attachments');
+	assert.equal(sent.attachmentsIds.length, 3, 'the sent e-mail names three attachments');
 	const email = await espo.api.ok('GET', `/Email/${sent.id}`);
 	assert.equal(email.status, 'Sent');
 	assert.deepEqual([...email.attachmentsIds].sort(), [...sent.attachmentsIds].sort());
-	assert.deepEqual(sent.attachmentsIds.map((id) => email.attachmentsNames[id]).sort(), ['blob.bin', 'note.txt']);
+	assert.deepEqual(sent.attachmentsIds.map((id) => email.attachmentsNames[id]).sort(), Object.keys(made).sort());
 
 	// EspoCRM holds the bytes sent, byte for byte
 	for (const id of sent.attachmentsIds) {
@@ -66,10 +79,14 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(espo.mail.length, 1, `the SMTP sink received ${espo.mail.length} message(s)`);
 	const [mail] = espo.mail;
 	assert.deepEqual(mail.to, ['files@espocrm.test']);
-	assert.equal(mail.subject, 'Two files from n8n');
+	assert.equal(mail.subject, 'Three files from n8n');
 	const attached = attachmentsOf(mail.raw);
-	assert.deepEqual(Object.keys(attached).sort(), ['blob.bin', 'note.txt'], 'the mail carries both files');
-	for (const [name, bytes] of Object.entries(attached)) assert.ok(bytes.equals(made[name].bytes), `${name}: the bytes in the mail are the originals`);
+	assert.equal(Object.keys(attached).length, 3, `the mail carries three files (${Object.keys(attached).join(', ')})`);
+	for (const name of ['blob.bin', 'note.txt']) assert.ok(attached[name], `the mail carries ${name}`);
+	for (const [name, bytes] of Object.entries(attached)) {
+		const original = made[name] || (name.startsWith('?') ? made[GREETING] : undefined);
+		assert.ok(original && bytes.equals(original.bytes), `${name}: the bytes in the mail are the originals`);
+	}
 
 	// downloaded through the node: the same bytes, names and types
 	const downloads = espo.find('GET', /^\/Attachment\/file\//);
@@ -82,7 +99,7 @@ module.exports = async (result, espo, assert) => {
 		'the binary field "file" of each download: the file name, MIME type and size of an original',
 	);
 	const hashed = result.items('Hash Download');
-	assert.equal(hashed.length, 2);
+	assert.equal(hashed.length, 3);
 	for (const { fileName, mimeType, fileSize, sha256: hash } of hashed) {
 		const original = made[fileName];
 		assert.ok(original, `downloaded ${fileName}`);

@@ -65,11 +65,12 @@ export const emailOptions: INodeProperties = {
 	displayOptions: { show },
 	options: [
 		{
-			displayName: 'Attachments',
+			displayName: 'Attachments (EspoCRM Only): Binary Field Names',
 			name: 'attachments',
 			type: 'string',
 			default: 'data',
 			placeholder: 'data, invoice',
+			hint: 'The names of binary fields of the input item, such as data, not file names or URLs. Needs "EspoCRM 7 or Later" as Server in the credential.',
 			description:
 				'Names of the binary fields of the input item whose files to attach, separated by commas. EspoCRM only: the interface as specified has no attachments.',
 		},

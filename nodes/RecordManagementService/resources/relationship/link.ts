@@ -19,12 +19,13 @@ export const relatedIdFields: INodeProperties[] = [
 		displayOptions: { show: { operation: ['link'] } },
 	},
 	{
-		displayName: 'Related Record ID',
+		displayName: 'Related Record IDs',
 		name: 'relatedId',
 		type: 'string',
 		default: '',
 		required: true,
-		description: 'ID of the record to unlink',
+		placeholder: '6b02e09eadb4139af, 6b02e09eadb4139b0',
+		description: 'ID of the record to unlink, or several separated by commas (an expression may also return a list)',
 		displayOptions: { show: { operation: ['unlink'] } },
 	},
 ];
@@ -57,19 +58,19 @@ export async function link(this: IExecuteFunctions): Promise<INodeExecutionData[
 
 /**
  * DELETE /{entityType}/{recordId}/{link} with the ID in the query (as the interface reads it) and in the body (as
- * EspoCRM reads it): sending both unlinks on either.
+ * EspoCRM reads it): sending both unlinks on either. The interface takes one ID per request, so several IDs (the
+ * forms Link accepts) are one request each, in order.
  */
 export async function unlink(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await forEachItem(this, async (item) => {
 		const target = { recordId: recordIdOf(item), link: linkOf(item) };
-		const id = requireId(item, item.parameter('relatedId'), 'Related Record ID');
-		const reply = await apiRequest<unknown>(this, item.index, {
-			method: 'DELETE',
-			url: pathOf(item, '/{entityType}/{recordId}/{link}', target),
-			qs: { id },
-			body: { id },
-		});
-		requireChanged(item, reply, 'unlinked');
-		return { id: target.recordId, relationship: target.link, unlinked: [id] };
+		const ids = idsFrom(item, item.parameter('relatedId'), 'Related Record IDs');
+		if (ids.length === 0) requireId(item, '', 'Related Record IDs');
+		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
+		for (const id of ids) {
+			const reply = await apiRequest<unknown>(this, item.index, { method: 'DELETE', url, qs: { id }, body: { id } });
+			requireChanged(item, reply, ids.length === 1 ? 'unlinked' : `unlinked for ${id}`);
+		}
+		return { id: target.recordId, relationship: target.link, unlinked: ids };
 	});
 }
