@@ -94,7 +94,7 @@ export class RecordManagementService implements INodeType {
 			...attachmentOperationFields,
 			...streamOperationFields,
 			...recordBodyFields,
-			...listFields({ operation: ['getMany', 'getManyRelated'] }),
+			...listFields({ operation: ['getMany', 'getManyRelated'] }, ['getStream']),
 			...recordOptionFields,
 			...emailOptionFields,
 			requestSettingsField,
