@@ -211,7 +211,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		};
 		let sent: IDataObject;
 		try {
-			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email });
+			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email, expect: 'record' });
 		} catch (error) {
 			const nodeError = asNodeError(item.node, error, item.index);
 			if (attachmentsIds.length) {
