@@ -41,7 +41,6 @@ const SCHEMES: Array<[Scheme, 'standard' | 'espocrm']> = [
 
 /** Every secret of every scheme as it would travel: the values, the Basic pair, the bearer token (looked up later). */
 const SECRET_VALUES = ['sandbox-api-key', 'sandbox-password', 'sandbox-client-secret', 'sandbox-hmac-secret', 'sandbox-hmac-key'];
-const AUTH_HEADERS = ['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization', 'cookie'];
 
 /** Everything the run left for the user, serialized (items, the error with its description, the run data). */
 function everything(result: RunResult): string {
@@ -297,5 +296,59 @@ describe('a failure before any request is not worded as the server\'s', () => {
 		} finally {
 			get.mockRestore();
 		}
+	});
+});
+
+describe('e-mail addresses with a display name', () => {
+	const email = (parameters: IDataObject) => ({ resource: 'email', operation: 'send', subject: 'Hi', body: 'Hello', ...parameters });
+
+	test('EspoCRM: "Name <address>" is sent as the address, the sender\'s name kept in fromString', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		const result = await bed.run(
+			email({
+				to: 'Ann <ann@example.org>; "Doe, Bob" <bob@example.org>, carl@example.org',
+				from: 'Sales Team <sales@example.com>',
+				emailOptions: { cc: '"Dee \\"D\\" Dee" <dee@example.org>', attachments: '' },
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		const [post] = bed.received('POST');
+		expect(post.body).toMatchObject({
+			to: 'ann@example.org;bob@example.org;carl@example.org',
+			cc: 'dee@example.org',
+			from: 'sales@example.com',
+			fromString: '"Sales Team" <sales@example.com>',
+		});
+		expect(bed.sandbox.outbox[0]).toMatchObject({ to: ['ann@example.org', 'bob@example.org', 'carl@example.org'], cc: ['dee@example.org'] });
+	});
+
+	test('Standard: the addresses only', async () => {
+		bed.sandbox.setDialect('standard');
+		const result = await bed.run(email({ to: 'Ann <ann@example.org>', from: 'Sales <sales@example.com>' }));
+		expect(result.error).toBeUndefined();
+		const [post] = bed.received('POST');
+		expect(post.body).toMatchObject({ to: 'ann@example.org', from: 'sales@example.com' });
+		expect(post.body.fromString).toBeUndefined();
+	});
+
+	test.each([
+		['To', { to: 'Ann <ann@example.org>\r\nBcc: spy@example.net' }, 'Ann <ann@example.org> Bcc: spy@example.net'],
+		['To', { to: 'ann@example.org\nBcc: spy@example.net' }, 'ann@example.org Bcc: spy@example.net'],
+		['To', { to: 'Ann\r\nBcc: spy@example.net <ann@example.org>' }, 'Ann Bcc: spy@example.net <ann@example.org>'],
+		['To', { to: 'Ann <not-an-address>' }, 'Ann <not-an-address>'],
+		['To', { to: 'Ann <ann@example.org> <bob@example.org>' }, 'Ann <ann@example.org> <bob@example.org>'],
+		['To', { to: '"Unterminated <ann@example.org>' }, '"Unterminated <ann@example.org>'],
+		['To', { to: 'Ann <ann@example.org' }, 'Ann <ann@example.org'],
+	])('%s %j is refused before anything is sent', async (parameter, parameters, shown) => {
+		const result = await bed.run(email({ from: 'me@example.com', ...parameters }));
+		expect(result.error?.message).toBe(`The parameter "${parameter}" has "${shown}", which is not an e-mail address (item 0)`);
+		expect(bed.received()).toEqual([]);
+	});
+
+	test('From with two addresses is refused', async () => {
+		const result = await bed.run(email({ to: 'ann@example.org', from: 'A <a@example.com>; b@example.com' }));
+		expect(result.error?.message).toBe('The parameter "From" has more than one address (item 0)');
+		expect(bed.received()).toEqual([]);
 	});
 });
