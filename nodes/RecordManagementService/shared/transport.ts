@@ -89,14 +89,12 @@ class Run {
 
 	/** The decrypted credential. n8n writes a renewed token into this same object, so the whole run sees it. */
 	async credentials(): Promise<ICredentialDataDecryptedObject> {
-		this.credentialData ??= this.context.getCredentials(CREDENTIAL_TYPE);
-		try {
-			return await this.credentialData;
-		} catch (error) {
-			// n8n's database may be back for the next request.
-			this.credentialData = undefined;
-			throw error;
-		}
+		const pending = (this.credentialData ??= this.context.getCredentials(CREDENTIAL_TYPE));
+		// After a failure (n8n's database restarting), the next request reads it again.
+		pending.catch(() => {
+			if (this.credentialData === pending) this.credentialData = undefined;
+		});
+		return await pending;
 	}
 
 	private get limit() {
@@ -237,7 +235,7 @@ async function sendReliably<T>(
 				if (error instanceof NodeOperationError) throw asNodeError(run.node, error, itemIndex);
 				if (error instanceof UnusableAnswerError) {
 					outcome = 'accepted';
-					throw error;
+					throw asNodeError(run.node, error, itemIndex);
 				}
 				const failure = readFailure(error);
 				if (failure.timedOut) timeouts++;
@@ -301,7 +299,8 @@ async function followingRedirects<T>(
 			return await sendOnce(current);
 		} catch (error) {
 			const { status, location } = readFailure(error);
-			if (status === undefined || status < 300 || status > 399 || location === undefined) throw error;
+			// n8n's helper has made every failure a NodeApiError, which asNodeError passes on unchanged.
+			if (status === undefined || status < 300 || status > 399 || location === undefined) throw asNodeError(node, error, itemIndex);
 			const decision = redirectDecision(addressOf(apiBase, current.url), current.method, status, location);
 			const fix =
 				"Put the address the server answers at in the credential's Base URL. Redirects to another host, port or scheme are not followed, so that the credentials never reach a server you did not name (a proxy, a load balancer or a moved server may redirect).";
@@ -379,7 +378,7 @@ async function exchange<T>(
 				)) as IN8nHttpFullResponse;
 			} catch (error) {
 				await readFailedAnswer(error);
-				throw error;
+				throw asNodeError(node, error, itemIndex);
 			}
 		});
 		const declared = Number(response.headers['content-length']);
@@ -443,7 +442,7 @@ export interface ListReply {
 export async function listRecords(
 	context: RequestContext,
 	itemIndex: number,
-	request: ApiRequest,
+	request: IHttpRequestOptions,
 	wanted = Infinity,
 ): Promise<IDataObject[]> {
 	const page = async (offset: number) =>

@@ -17,9 +17,9 @@ export const sendFields: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'ada@example.com; Grace Hopper <grace@example.com>',
+		placeholder: 'ada@example.com; grace@example.com',
 		description:
-			'Recipient addresses, separated by semicolons or commas (an expression may also return a list). A display name (Grace Hopper <grace@example.com>) is accepted; the address is what is sent.',
+			'Recipient addresses, separated by semicolons or commas (an expression may also return a list). An address with a display name, such as Grace Hopper &lt;grace@example.com&gt;, is sent as the address.',
 		displayOptions: { show },
 	},
 	{
