@@ -319,9 +319,11 @@ export function credentialLoadError(node: INode, error: unknown, itemIndex: numb
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const said = String((error as Error)?.message ?? error);
-	// Every failure of a request is a NodeApiError by now: a network code here is n8n's own (its database, its binary
-	// data storage), which n8n would otherwise word as the server's ("The service refused the connection").
-	if (CODES_N8N_REWORDS.test(said)) {
+	// A node error of n8n's own copy of n8n-workflow (a request's failure, say) is wrapped as it is. Any other error
+	// with a network code is n8n's own (its database, its binary data storage), which n8n would word as the server's
+	// ("The service refused the connection"): every failure of a request has been made a node error by then.
+	const nodeErrorOfN8n = typeof (error as { node?: unknown })?.node === 'object';
+	if (!nodeErrorOfN8n && CODES_N8N_REWORDS.test(said)) {
 		return new NodeOperationError(node, error as Error, {
 			message: 'n8n failed inside, not the server',
 			description: `n8n said: ${said}. Check n8n's own services (its database, binary data storage), then run the workflow again.`,

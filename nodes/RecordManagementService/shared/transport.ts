@@ -197,15 +197,17 @@ export interface Sent<T> {
 }
 
 /**
- * Sends one request with what every request of this node gets: the run's bound on parallel requests, resending
- * after transient failures within the user's bounds, and errors that say what went wrong (with every secret
- * redacted). `send` makes the actual call (through n8n's routing or its authenticated HTTP helper).
+ * Sends one request with what every request of this node gets: the run's bound on parallel requests, redirects
+ * followed only within the origin, resending after transient failures within the user's bounds, and errors that say
+ * what went wrong (with every secret redacted). `send` makes the actual call (through n8n's routing or its
+ * authenticated HTTP helper) of `request`, or of where a redirect within the origin led.
  */
 async function sendReliably<T>(
 	context: RequestContext,
 	itemIndex: number,
 	idempotent: boolean,
-	send: (credentials: ICredentialDataDecryptedObject) => Promise<T>,
+	request: IHttpRequestOptions,
+	send: (credentials: ICredentialDataDecryptedObject, request: IHttpRequestOptions) => Promise<T>,
 ): Promise<Sent<T>> {
 	const run = runOf(context);
 	const { settings } = run;
@@ -225,9 +227,11 @@ async function sendReliably<T>(
 			throw error;
 		}
 		let timeouts = 0;
+		let redirects = 0;
+		let current = request;
 		for (let attempt = 0; ; attempt++) {
 			try {
-				const body = await send(credentials);
+				const body = await send(credentials, current);
 				outcome = 'accepted';
 				return { body, earlierFailures };
 			} catch (error) {
@@ -237,7 +241,16 @@ async function sendReliably<T>(
 					outcome = 'accepted';
 					throw asNodeError(run.node, error, itemIndex);
 				}
+				await readFailedAnswer(error);
 				const failure = readFailure(error);
+				const redirected = redirectTarget(run.node, itemIndex, credentials.baseUrl, current, failure, redirects);
+				if (redirected) {
+					redirects++;
+					current = redirected;
+					// Not an attempt: the request has not been answered yet.
+					attempt--;
+					continue;
+				}
 				if (failure.timedOut) timeouts++;
 				const wait = retryAfterMs(failure.retryAfter, attempt);
 				const transient = mayResend(failure, idempotent) && timeouts <= MAX_RESENDS_AFTER_TIMEOUT;
@@ -282,39 +295,33 @@ function addressOf(apiBase: string, url: string): string {
 }
 
 /**
- * Sends a request, following redirects only as `redirectDecision` allows: within the origin, and never turning a change
- * into a read. Every other redirect stops with an error that names where it pointed; nothing is sent there (the
- * credential's `authenticate` tells n8n's helper not to follow any redirect itself).
+ * Where a redirect leads, if the node follows it: only as `redirectDecision` allows (within the origin, never turning a
+ * change into a read), MAX_REDIRECTS times at most. Every other redirect stops with an error that names where it
+ * pointed; nothing is sent there (the credential's `authenticate` tells n8n's helper not to follow any redirect).
  */
-async function followingRedirects<T>(
+function redirectTarget(
 	node: INode,
 	itemIndex: number,
-	apiBase: string,
-	request: IHttpRequestOptions,
-	sendOnce: (request: IHttpRequestOptions) => Promise<T>,
-): Promise<T> {
-	let current = request;
-	for (let redirects = 0; ; redirects++) {
-		try {
-			return await sendOnce(current);
-		} catch (error) {
-			const { status, location } = readFailure(error);
-			// n8n's helper has made every failure a NodeApiError, which asNodeError passes on unchanged.
-			if (status === undefined || status < 300 || status > 399 || location === undefined) throw asNodeError(node, error, itemIndex);
-			const decision = redirectDecision(addressOf(apiBase, current.url), current.method, status, location);
-			const fix =
-				"Put the address the server answers at in the credential's Base URL. Redirects to another host, port or scheme are not followed, so that the credentials never reach a server you did not name (a proxy, a load balancer or a moved server may redirect).";
-			if ('refuse' in decision) throw unusableAnswer(node, itemIndex, status, decision.refuse, fix);
-			if (redirects >= MAX_REDIRECTS) {
-				throw unusableAnswer(node, itemIndex, status, `The server redirected the request more than ${MAX_REDIRECTS} times`, fix);
-			}
-			// Within the API root the path stays relative, so that an HMAC signature covers it as the server reads it.
-			const target = decision.follow.href;
-			const url = target.startsWith(`${apiBase}/`) ? target.slice(apiBase.length) : target;
-			// The redirect's address carries the query the server wants.
-			current = { ...current, url, qs: undefined };
-		}
+	baseUrl: unknown,
+	current: IHttpRequestOptions,
+	{ status, location }: FailedResponse,
+	redirectsSoFar: number,
+): IHttpRequestOptions | undefined {
+	if (status === undefined || status < 300 || status > 399 || location === undefined) return undefined;
+	// The request was sent, so the Base URL is one.
+	const apiBase = apiBaseUrl(baseUrl);
+	const decision = redirectDecision(addressOf(apiBase, current.url), current.method, status, location);
+	const fix =
+		"Put the address the server answers at in the credential's Base URL. Redirects to another host, port or scheme are not followed, so that the credentials never reach a server you did not name (a proxy, a load balancer or a moved server may redirect).";
+	if ('refuse' in decision) throw unusableAnswer(node, itemIndex, status, decision.refuse, fix);
+	if (redirectsSoFar >= MAX_REDIRECTS) {
+		throw unusableAnswer(node, itemIndex, status, `The server redirected the request more than ${MAX_REDIRECTS} times`, fix);
 	}
+	// Within the API root the path stays relative, so that an HMAC signature covers it as the server reads it.
+	const target = decision.follow.href;
+	const url = target.startsWith(`${apiBase}/`) ? target.slice(apiBase.length) : target;
+	// The redirect's address carries the query the server wants.
+	return { ...current, url, qs: undefined };
 }
 
 /** A failed request's answer, read (up to a bound) from its stream, so that its reason and body can be shown. */
@@ -349,38 +356,30 @@ async function exchange<T>(
 	check: (answer: Exchanged, credentials: ICredentialDataDecryptedObject) => T,
 ): Promise<Sent<T>> {
 	const { node, settings } = runOf(context);
-	return await sendReliably(context, itemIndex, idempotent, async (data) => {
-		const apiBase = apiBaseUrl(data.baseUrl);
-		const response = await followingRedirects(node, itemIndex, apiBase, request, async (current) => {
-			try {
-				return (await context.helpers.httpRequestWithAuthentication.call(
-					context,
-					CREDENTIAL_TYPE,
-					{
-						json: true,
-						arrayFormat: 'indices',
-						...current,
-						headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...current.headers },
-						timeout: settings.timeoutSeconds * 1000,
-						returnFullResponse: true,
-						// Read below, up to a bound, instead of whole by n8n's helper.
-						encoding: 'stream',
-					},
-					// The credential read once for the run, instead of once per request.
-					{
-						credentialsDecrypted: {
-							id: node.credentials?.[CREDENTIAL_TYPE]?.id ?? '',
-							name: node.credentials?.[CREDENTIAL_TYPE]?.name ?? '',
-							type: CREDENTIAL_TYPE,
-							data,
-						},
-					},
-				)) as IN8nHttpFullResponse;
-			} catch (error) {
-				await readFailedAnswer(error);
-				throw asNodeError(node, error, itemIndex);
-			}
-		});
+	return await sendReliably(context, itemIndex, idempotent, request, async (data, current) => {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			{
+				json: true,
+				arrayFormat: 'indices',
+				...current,
+				headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...current.headers },
+				timeout: settings.timeoutSeconds * 1000,
+				returnFullResponse: true,
+				// Read below, up to a bound, instead of whole by n8n's helper.
+				encoding: 'stream',
+			},
+			// The credential read once for the run, instead of once per request.
+			{
+				credentialsDecrypted: {
+					id: node.credentials?.[CREDENTIAL_TYPE]?.id ?? '',
+					name: node.credentials?.[CREDENTIAL_TYPE]?.name ?? '',
+					type: CREDENTIAL_TYPE,
+					data,
+				},
+			},
+		)) as IN8nHttpFullResponse;
 		const declared = Number(response.headers['content-length']);
 		const stream = isBodyStream(response.body) ? response.body : undefined;
 		const bytes =
@@ -522,7 +521,7 @@ export async function routeRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	const { node, settings } = routedRunOf(this);
+	const { settings } = routedRunOf(this);
 	const itemIndex = this.getItemIndex();
 	const { postReceive } = requestData;
 	// n8n's routing has filled in the url (preSend `resolvePath`).
@@ -545,10 +544,8 @@ export async function routeRequest(
 	}
 	// Delete: n8n's routing sends it and makes its item (its answer is not read by the node); the Timeout and the
 	// redirect rules apply all the same.
-	const sent = await sendReliably<INodeExecutionData[]>(this, itemIndex, idempotent, async (data) =>
-		await followingRedirects(node, itemIndex, apiBaseUrl(data.baseUrl), options, async (current) =>
-			await this.makeRoutingRequest({ ...requestData, options: { ...current, timeout: settings.timeoutSeconds * 1000 } }),
-		),
+	const sent = await sendReliably<INodeExecutionData[]>(this, itemIndex, idempotent, options, async (_credentials, current) =>
+		await this.makeRoutingRequest({ ...requestData, options: { ...current, timeout: settings.timeoutSeconds * 1000 } }),
 	);
 	return sent.body;
 }
