@@ -106,10 +106,11 @@ export function checkAnswer(
 	request: { method?: string; url: string },
 	answer: Answer,
 	expected: Expected | undefined,
-	secrets: string[],
+	secretsOf: () => string[],
 ): void {
 	const problem = problemOf(answer, expected);
 	if (!problem) return;
+	const secrets = secretsOf();
 	throw unusableAnswer(
 		node,
 		itemIndex,
