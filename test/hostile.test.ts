@@ -169,6 +169,15 @@ describe('a redirect within the origin is followed, signed for where it leads', 
 		expect(bed.sandbox.store.count('Contact')).toBe(1);
 	});
 
+	test('a Delete (sent by n8n\'s routing) redirected with 307 within the origin is followed', async () => {
+		const contact = bed.sandbox.store.create('Contact', { lastName: 'Gone' });
+		bed.sandbox.faults.redirectNext({ status: 307, method: 'DELETE', location: `${bed.sandbox.origin}{url}` });
+		const result = await bed.run(deleteContact(contact.id));
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([{ deleted: true }]);
+		expect(bed.received('DELETE').map((request) => request.status)).toEqual([307, 200]);
+	});
+
 	test('a Create redirected with 302 is refused: following would turn it into a read and lose the change', async () => {
 		bed.sandbox.faults.redirectNext({ status: 302, method: 'POST', location: `${bed.sandbox.origin}{url}` });
 		const result = await bed.run(createContact);
@@ -238,6 +247,16 @@ describe('a huge answer is refused before it is read whole', () => {
 		expect(result.error?.description).toMatch(/^The node reads answers of up to 16 MB/);
 		const [request] = bed.received();
 		expect(request.answerBytesSent).toBeLessThan(32 * 1024 * 1024);
+	});
+
+	test('a download is read up to 256 MB: a larger one is refused before reading', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		bed.sandbox.faults.answerNext({ kind: 'huge', bytes: 300 * 1024 * 1024, pathPrefix: '/Attachment' });
+		const result = await bed.run({ resource: 'attachment', operation: 'download', attachmentId: 'a1', binaryPropertyName: 'file' });
+		expect(result.error?.message).toBe("The server's answer to GET /Attachment/file/a1 is larger than 256 MB: the node stopped reading it");
+		expect(result.error?.description).toMatch(/^Downloads are read up to 256 MB/);
+		expect(bed.received()[0].answerBytesSent).toBeLessThan(32 * 1024 * 1024);
 	});
 
 	test.each(['apiKey', 'hmac'] as Scheme[])('%s: without Content-Length: reading stops at the bound, memory stays far below the answer', async (scheme) => {
