@@ -24,6 +24,44 @@ export function apiBaseUrl(baseUrl: unknown): string {
 
 type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
 
+/** What to do about a redirect: follow it (same origin only), or refuse it with a message that names where it pointed. */
+export type RedirectDecision = { follow: URL } | { refuse: string };
+
+/**
+ * Whether a request of this node may follow a redirect. Only within the origin (scheme, host and port) of the request:
+ * elsewhere the credential (a header, a token, a signature, a client secret) would go to a server the user never
+ * named. `http://` to `https://` on the same host is refused too, with the fix: the credential has then already
+ * crossed the network unencrypted once, and following would send it a second time. A redirect that would turn a
+ * change into a read (301, 302 or 303 of anything but GET) is refused as well: the change would be lost silently.
+ * The message names the origin it pointed to, never its path or query (they may carry tokens).
+ */
+export function redirectDecision(from: string, method: string | undefined, status: number, location: unknown): RedirectDecision {
+	const source = new URL(from);
+	let target: URL;
+	try {
+		target = new URL(String(location ?? ''), source);
+	} catch {
+		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100)}")` };
+	}
+	if (target.origin !== source.origin) {
+		if (source.protocol === 'http:' && target.protocol === 'https:' && target.hostname === source.hostname) {
+			return {
+				refuse: `The server redirects http:// to https:// (${status} to ${target.origin}). Put ${target.origin} in the credential's Base URL: the node does not follow, because the credentials were already sent unencrypted and would be sent again`,
+			};
+		}
+		return {
+			refuse: `The server redirected the request (${status}) to another address, ${target.origin}: the node did not follow and did not send the credentials there`,
+		};
+	}
+	const read = ['GET', 'HEAD'].includes((method ?? 'GET').toUpperCase());
+	if (!read && status !== 307 && status !== 308) {
+		return {
+			refuse: `The server redirected a ${(method ?? '').toUpperCase()} request with ${status}, which would turn it into a read and drop the change: the node did not follow`,
+		};
+	}
+	return { follow: target };
+}
+
 export class RecordManagementServiceApi implements ICredentialType {
 	name = 'recordManagementServiceApi';
 
@@ -189,6 +227,11 @@ export class RecordManagementServiceApi implements ICredentialType {
 			headers: { ...requestOptions.headers },
 		};
 		if (credentials.ignoreSslIssues === true) options.skipSslCertificateValidation = true;
+		// n8n's helper follows redirects and carries custom headers (X-Api-Key, X-Hmac-Authorization, Espo-Authorization)
+		// to any host, Authorization too by default. No request with a credential follows one: the node's transport
+		// follows those within the origin itself (redirectDecision), every other caller gets the 3xx as an error.
+		options.disableFollowRedirect = true;
+		options.sendCredentialsOnCrossOriginRedirect = false;
 
 		const headers = options.headers as Record<string, string>;
 		switch (credentials.authentication as Scheme) {
@@ -234,19 +277,44 @@ function clientKey(credentials: ICredentialDataDecryptedObject) {
 	return JSON.stringify([String(credentials.baseUrl), String(credentials.clientId), secret]);
 }
 
+/** How long the token request may take: it has no node parameters to read a Timeout from. */
+const TOKEN_TIMEOUT_MS = 30_000;
+
+/** Same-origin redirects of the token request followed at most (a trailing slash, a moved path). */
+const MAX_TOKEN_REDIRECTS = 3;
+
 async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
-	const reply = (await helper.helpers.httpRequest({
-		method: 'POST',
-		url: `${apiBaseUrl(credentials.baseUrl)}/Auth`,
-		headers: { 'Content-Type': 'application/json' },
-		body: {
-			grant_type: 'client_credentials',
-			client_id: credentials.clientId,
-			client_secret: credentials.clientSecret,
-		},
-		json: true,
-		skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-	})) as { access_token?: unknown } | undefined;
+	let url = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
+	let reply: { access_token?: unknown } | undefined;
+	for (let redirects = 0; ; redirects++) {
+		try {
+			reply = (await helper.helpers.httpRequest({
+				method: 'POST',
+				url,
+				headers: { 'Content-Type': 'application/json' },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: credentials.clientId,
+					client_secret: credentials.clientSecret,
+				},
+				json: true,
+				skipSslCertificateValidation: credentials.ignoreSslIssues === true,
+				// A 307 would post the client secret wherever it points: redirects are decided below.
+				disableFollowRedirect: true,
+				sendCredentialsOnCrossOriginRedirect: false,
+				timeout: TOKEN_TIMEOUT_MS,
+			})) as { access_token?: unknown } | undefined;
+			break;
+		} catch (error) {
+			const response = (error as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
+			const status = response?.status ?? 0;
+			if (status < 300 || status > 399 || response?.headers?.location === undefined) throw error;
+			const decision = redirectDecision(url, 'POST', status, response.headers.location);
+			if ('refuse' in decision) throw new Error(`POST /Auth: ${decision.refuse}. Check the Base URL of the credential.`);
+			if (redirects >= MAX_TOKEN_REDIRECTS) throw new Error(`POST /Auth was redirected more than ${MAX_TOKEN_REDIRECTS} times: check the Base URL of the credential.`);
+			url = decision.follow.href;
+		}
+	}
 
 	if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
 		throw new Error(

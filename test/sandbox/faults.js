@@ -15,9 +15,17 @@
  * @typedef {FaultFilter & { count?: number, after?: boolean }} DropNextOptions
  *   after: the request is carried out first (records changed), then the connection is lost without an answer.
  * @typedef {{ limit: number, status?: number, retryAfter?: number | string, reason?: string }} MaxInFlightOptions
+ * @typedef {FaultFilter & { count?: number, status?: number, location: string }} RedirectNextOptions
+ *   location: the Location header; `{url}` in it becomes the request's path and query (`http://127.0.0.2:9{url}`).
+ * @typedef {'html' | 'list' | 'record' | 'huge' | 'silent'} AnswerKind
+ * @typedef {FaultFilter & { count?: number, kind: AnswerKind, bytes?: number, chunked?: boolean }} AnswerNextOptions
+ *   html: 200 text/html (a login page); list: 200 with a JSON array of two records; record: 200 with one record
+ *   (where a list is expected); huge: 200 application/json of `bytes` (default 256 MB), written as the client reads it,
+ *   with Content-Length unless `chunked`; silent: the request is read and never answered.
  * @typedef {{ status: number, reason?: string }} I18nFailure
  * @typedef {{ kind: 'drop', after: boolean } | { kind: 'fail', status: number, retryAfter?: number | string, reason?: string,
- *   body?: unknown, echoRequestHeaders?: boolean }} FaultDecision
+ *   body?: unknown, echoRequestHeaders?: boolean } | { kind: 'redirect', status: number, location: string }
+ *   | { kind: 'answer', answer: AnswerKind, bytes: number, chunked: boolean }} FaultDecision
  */
 
 /** @param {FaultFilter} f @param {string} method @param {string} path */
@@ -52,6 +60,28 @@ class Faults {
     this.failEveryRules = [];
     /** @type {Array<DropNextOptions & { remaining: number }>} */
     this.dropQueue = [];
+    /** @type {Array<RedirectNextOptions & { remaining: number }>} */
+    this.redirectQueue = [];
+    /** @type {Array<AnswerNextOptions & { remaining: number }>} */
+    this.answerQueue = [];
+  }
+
+  /**
+   * The next `count` (default 1) matching requests are redirected (`status`, default 302) to `location`, as a proxy,
+   * a load balancer or a moved server does. Use `startRecorder()` for a second listener that records what it gets.
+   * @param {RedirectNextOptions} opts
+   */
+  redirectNext(opts) {
+    this.redirectQueue.push({ ...opts, remaining: opts.count ?? 1 });
+  }
+
+  /**
+   * The next `count` (default 1) matching requests get an answer of the wrong kind (see AnswerNextOptions) instead of
+   * being carried out: a login page, a JSON list where a record belongs, a huge body, or no answer at all.
+   * @param {AnswerNextOptions} opts
+   */
+  answerNext(opts) {
+    this.answerQueue.push({ ...opts, remaining: opts.count ?? 1 });
   }
 
   /** The next `count` (default 1) matching requests get `status`. Calls queue up, first match wins. @param {FailNextOptions} opts */
@@ -85,6 +115,8 @@ class Faults {
     this.failQueue = [];
     this.failEveryRules = [];
     this.dropQueue = [];
+    this.redirectQueue = [];
+    this.answerQueue = [];
   }
 
   /**
@@ -93,6 +125,18 @@ class Faults {
    * @param {string} method @param {string} path @returns {FaultDecision | null}
    */
   decide(method, path) {
+    const redirect = this.redirectQueue.find((r) => r.remaining > 0 && matches(r, method, path));
+    if (redirect) {
+      redirect.remaining--;
+      this.redirectQueue = this.redirectQueue.filter((r) => r.remaining > 0);
+      return { kind: 'redirect', status: redirect.status ?? 302, location: redirect.location };
+    }
+    const answer = this.answerQueue.find((a) => a.remaining > 0 && matches(a, method, path));
+    if (answer) {
+      answer.remaining--;
+      this.answerQueue = this.answerQueue.filter((a) => a.remaining > 0);
+      return { kind: 'answer', answer: answer.kind, bytes: answer.bytes ?? 256 * 1024 * 1024, chunked: Boolean(answer.chunked) };
+    }
     const drop = this.dropQueue.find((d) => d.remaining > 0 && matches(d, method, path));
     if (drop) {
       drop.remaining--;
@@ -124,4 +168,8 @@ class Faults {
 const CATCH_ALL_PAGE = '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Welcome</title></head>\n' +
   '<body><h1>It works!</h1><p>This is the default web page of this server.</p></body>\n</html>\n';
 
-module.exports = { Faults, CATCH_ALL_PAGE };
+/** A login page, as a proxy or a single sign-on gateway answers in the API's place. */
+const LOGIN_PAGE = '<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><form method="post" action="/login">' +
+  '<input name="username"><input name="password" type="password"><button>Sign in</button></form></body></html>\n';
+
+module.exports = { Faults, CATCH_ALL_PAGE, LOGIN_PAGE };

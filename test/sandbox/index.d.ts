@@ -87,8 +87,10 @@ export interface RecordedRequest {
 	headers: Record<string, string | string[] | undefined>;
 	/** Parsed JSON, the raw string when not JSON, undefined when empty. */
 	body: any;
-	/** Status replied; 0 for a dropped connection; null while still being handled. */
+	/** Status replied; 0 for a dropped connection (or one never answered: answerNext silent); null while still being handled. */
 	status: number | null;
+	/** answerNext huge: the bytes of the answer written before the client stopped reading (or all of them). */
+	answerBytesSent?: number;
 	/** ms since the epoch, sub-millisecond precision. */
 	startedAt: number;
 	endedAt: number | null;
@@ -171,6 +173,30 @@ export interface DropNextOptions extends FaultFilter {
 	after?: boolean;
 }
 
+export interface RedirectNextOptions extends FaultFilter {
+	/** Default 1. */
+	count?: number;
+	/** 301, 302, 303, 307 or 308; default 302. */
+	status?: number;
+	/** The Location header; `{url}` in it becomes the request's path and query, e.g. `${recorder.origin}{url}`. */
+	location: string;
+}
+
+export interface AnswerNextOptions extends FaultFilter {
+	/** Default 1. */
+	count?: number;
+	/**
+	 * html: 200 text/html, a login page. list: 200, a JSON array of two records (`listed-1`, `listed-2`). record: 200, one
+	 * record (`single-1`), where a list belongs. huge: 200 application/json of `bytes`, written only as fast as the client
+	 * reads (RecordedRequest.answerBytesSent counts what left). silent: the request is read and never answered.
+	 */
+	kind: 'html' | 'list' | 'record' | 'huge' | 'silent';
+	/** huge: the body's size; default 256 MB. */
+	bytes?: number;
+	/** huge: no Content-Length (chunked), so that only reading tells the size. */
+	chunked?: boolean;
+}
+
 export interface MaxInFlightOptions {
 	limit: number;
 	/** Default 503. */
@@ -197,6 +223,10 @@ export interface SandboxFaults {
 	failNext(options: FailNextOptions): void;
 	failEvery(options: FailEveryOptions): void;
 	dropNext(options?: DropNextOptions): void;
+	/** Redirects the next matching requests (before authentication, as a proxy does). */
+	redirectNext(options: RedirectNextOptions): void;
+	/** Answers the next matching requests with the wrong kind of answer (before authentication), or not at all. */
+	answerNext(options: AnswerNextOptions): void;
 	clear(): void;
 }
 
@@ -335,6 +365,27 @@ export interface SandboxStreams {
 }
 
 export function startSandbox(options?: SandboxOptions): Promise<Sandbox>;
+
+export interface RecorderRequest {
+	method: string;
+	/** Path and query as received. */
+	url: string;
+	/** Lowercased keys. */
+	headers: Record<string, string | string[] | undefined>;
+	/** The raw body. */
+	body: string;
+}
+
+/** A second listener (another host or port) that records every request and answers 200 with record- and list-like JSON. */
+export interface Recorder {
+	/** e.g. http://127.0.0.2:41234 */
+	readonly origin: string;
+	readonly requests: RecorderRequest[];
+	close(): Promise<void>;
+}
+
+/** Starts a Recorder; host defaults to 127.0.0.2 (another origin than the sandbox's 127.0.0.1), port to a free one. */
+export function startRecorder(options?: { host?: string; port?: number }): Promise<Recorder>;
 
 /** Loads the demo data (accounts, contacts, leads, opportunities, e-mails, projects, users). */
 export function seedDemoData(store: SandboxStore): {

@@ -4,7 +4,7 @@
 const http = require('node:http');
 const crypto = require('node:crypto');
 const { Store } = require('./store');
-const { Faults, CATCH_ALL_PAGE } = require('./faults');
+const { Faults, CATCH_ALL_PAGE, LOGIN_PAGE } = require('./faults');
 const { isEntityType } = require('./metadata');
 const { ApiError, phpError } = require('./util');
 const { matchRoute, slimErrorReply } = require('./espo');
@@ -216,7 +216,26 @@ class Sandbox {
           this.dropConnection(req, entry);
           return;
         }
-        if (fault && fault.kind === 'fail') {
+        if (fault && fault.kind === 'redirect') {
+          reply = { status: fault.status, headers: { Location: fault.location.split('{url}').join(rawUrl) } };
+        } else if (fault && fault.kind === 'answer') {
+          if (fault.answer === 'silent') {
+            // Read, never answered: the client's timeout (or close()) ends it.
+            entry.status = 0;
+            this.options.onRequest?.(entry);
+            return;
+          }
+          if (fault.answer === 'huge') {
+            await sendHuge(res, entry, fault.bytes, fault.chunked);
+            this.options.onRequest?.(entry);
+            return;
+          }
+          reply = fault.answer === 'html'
+            ? { status: 200, body: Buffer.from(LOGIN_PAGE, 'utf8'), headers: { 'Content-Type': 'text/html; charset=UTF-8' } }
+            : fault.answer === 'list'
+              ? { status: 200, body: [{ id: 'listed-1', name: 'First' }, { id: 'listed-2', name: 'Second' }] }
+              : { status: 200, body: { id: 'single-1', name: 'Single' } };
+        } else if (fault && fault.kind === 'fail') {
           const echo = fault.echoRequestHeaders ? echoHeaders(req, fault.reason) : null;
           reply = {
             status: fault.status, reason: echo ? echo.reason : fault.reason, body: echo ? echo.body : fault.body,
@@ -623,6 +642,56 @@ function send(res, reply, entry) {
   }
   res.writeHead(reply.status, headers);
   res.end(payload);
+}
+
+/**
+ * A 200 JSON answer of `bytes` bytes (a list of made-up records), written only as fast as the client reads it, so that
+ * neither side holds it whole. `entry.answerBytesSent` counts what left before the client stopped reading.
+ * @param {http.ServerResponse} res @param {RecordedRequest & { answerBytesSent?: number }} entry @param {number} bytes
+ * @param {boolean} chunked
+ */
+async function sendHuge(res, entry, bytes, chunked) {
+  const head = '{"total":-1,"list":[';
+  const record = (/** @type {number} */ n) => `{"id":"huge${String(n).padStart(12, '0')}","name":"${'x'.repeat(200)}"},`;
+  const recordBytes = Buffer.byteLength(record(0));
+  /** @type {Record<string, string | number>} */
+  const headers = { 'Content-Type': 'application/json' };
+  const count = Math.max(1, Math.floor((bytes - head.length - 2) / recordBytes));
+  const tail = `{"id":"last","name":""}]}`;
+  if (!chunked) headers['Content-Length'] = head.length + count * recordBytes + tail.length;
+  entry.status = 200;
+  entry.answerBytesSent = 0;
+  res.writeHead(200, headers);
+  const write = async (/** @type {string} */ text) => {
+    if (res.destroyed) return false;
+    entry.answerBytesSent = (entry.answerBytesSent ?? 0) + Buffer.byteLength(text);
+    if (!res.write(text)) {
+      await new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve(undefined);
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+    return !res.destroyed;
+  };
+  if (!(await write(head))) return;
+  // 64 KB per write.
+  const perWrite = Math.max(1, Math.floor(65536 / recordBytes));
+  for (let n = 0; n < count; n += perWrite) {
+    let text = '';
+    for (let i = n; i < Math.min(count, n + perWrite); i++) text += record(i);
+    if (!(await write(text))) {
+      entry.endedAt = now();
+      return;
+    }
+  }
+  await write(tail);
+  res.end();
+  entry.endedAt = now();
 }
 
 /** @param {SandboxOptions} [options] */

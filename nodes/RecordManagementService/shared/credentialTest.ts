@@ -6,7 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { RecordManagementServiceApi, apiBaseUrl } from '../../../credentials/RecordManagementServiceApi.credentials';
+import { RecordManagementServiceApi, apiBaseUrl, redirectDecision } from '../../../credentials/RecordManagementServiceApi.credentials';
 
 /**
  * The Test button (and Save) of the credential. It asks what every request of the node asks, signed as every
@@ -21,6 +21,12 @@ interface Reply {
 }
 
 const TIMEOUT_MS = 15_000;
+
+/** Redirects within the origin the test follows at most. */
+const MAX_REDIRECTS = 5;
+
+/** A redirect the test does not follow: its message is the test's result. */
+class RedirectRefused extends Error {}
 
 /** What a failed connection means, and what to check. */
 function networkProblem(error: unknown, target: URL): string {
@@ -96,16 +102,38 @@ export async function testCredentials(
 	const target = new URL(base);
 	// A credential test gets one HTTP helper from n8n, request(): it has no httpRequest (nodes do).
 	const { request } = this.helpers;
-	const call = async (method: string, url: string, options: IDataObject = {}): Promise<Reply> =>
-		(await request({
-			method,
-			uri: `${base}${url}`,
-			simple: false,
-			resolveWithFullResponse: true,
-			rejectUnauthorized: data.ignoreSslIssues !== true,
-			timeout: TIMEOUT_MS,
-			...options,
-		})) as Reply;
+	const credentialType = new RecordManagementServiceApi();
+	/**
+	 * One request of the test, signed for its path by `sign` (as every request of the node is signed). n8n's request()
+	 * would follow a redirect with every header to any host: the test follows only those the node follows.
+	 */
+	const call = async (method: string, url: string, options: IDataObject = {}, sign = false): Promise<Reply> => {
+		let path = url;
+		for (let redirects = 0; ; redirects++) {
+			const signed = sign ? (await credentialType.authenticate(data, { method: method as 'GET', url: path, headers: {} })).headers : {};
+			const reply = (await request({
+				method,
+				uri: /^https?:\/\//i.test(path) ? path : `${base}${path}`,
+				simple: false,
+				resolveWithFullResponse: true,
+				rejectUnauthorized: data.ignoreSslIssues !== true,
+				timeout: TIMEOUT_MS,
+				followRedirect: false,
+				followAllRedirects: false,
+				...options,
+				headers: { ...(options.headers as IDataObject), ...signed },
+			})) as Reply;
+			const location = reply.headers.location;
+			if (reply.statusCode < 300 || reply.statusCode > 399 || location === undefined) return reply;
+			const decision = redirectDecision(/^https?:\/\//i.test(path) ? path : `${base}${path}`, method, reply.statusCode, location);
+			if ('refuse' in decision) throw new RedirectRefused(`${decision.refuse}. Put the address the server answers at in the Base URL.`);
+			if (redirects >= MAX_REDIRECTS) throw new RedirectRefused(`The server redirected more than ${MAX_REDIRECTS} times: check the Base URL.`);
+			const target = decision.follow.href;
+			path = target.startsWith(`${base}/`) ? target.slice(base.length) : target;
+			// The redirect's address carries the query the server wants.
+			options = { ...options, qs: undefined };
+		}
+	};
 
 	try {
 		if (data.authentication === 'oAuth2ClientCredentials') {
@@ -129,8 +157,7 @@ export async function testCredentials(
 			data.accessToken = token;
 		}
 		const probe = data.server === 'espocrm' ? { url: '/App/user', qs: {} } : { url: '/Contact', qs: { maxSize: 1 } };
-		const signed = await new RecordManagementServiceApi().authenticate(data, { method: 'GET', url: probe.url, headers: {} });
-		const reply = await call('GET', probe.url, { qs: probe.qs, headers: { Accept: 'application/json', ...signed.headers } });
+		const reply = await call('GET', probe.url, { qs: probe.qs, headers: { Accept: 'application/json' } }, true);
 		const problem = statusProblem(reply, data, base);
 		if (problem) return { status: 'Error', message: problem };
 		if (!isInterfaceJson(reply, data.server)) {
@@ -142,6 +169,7 @@ export async function testCredentials(
 		}
 		return { status: 'OK', message: 'Connection successful' };
 	} catch (error) {
+		if (error instanceof RedirectRefused) return { status: 'Error', message: error.message };
 		return { status: 'Error', message: networkProblem(error, target) };
 	}
 }

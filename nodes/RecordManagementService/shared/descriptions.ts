@@ -155,5 +155,14 @@ export const requestSettingsField: INodeProperties = {
 			default: 60,
 			description: "Longest wait the node accepts from the server's Retry-After before it gives up",
 		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 30,
+			description:
+				'How long each request waits for the server to answer. A read is sent again once at most after a timeout; a change is not, because the server may have carried it out.',
+		},
 	],
 };

@@ -9,6 +9,10 @@ export interface FailedResponse {
 	retryAfter?: string;
 	/** Set when no response arrived (refused, reset, timed out). */
 	networkCode?: string;
+	/** Set when no answer came within the request's timeout. */
+	timedOut?: boolean;
+	/** Where a redirect (3xx) points. */
+	location?: string;
 	/** What went wrong when nothing was sent at all (the credential refused to build the request, for example). */
 	message?: string;
 	/** The values of the authentication headers the request carried: only to redact them from what the server said. */
@@ -41,13 +45,18 @@ export function readFailure(error: unknown): FailedResponse {
 				reason: String(headers['x-status-reason'] ?? '').trim(),
 				body: response.data,
 				retryAfter: headers['retry-after'] === undefined ? undefined : String(headers['retry-after']),
+				location: headers.location === undefined ? undefined : String(headers.location),
 				sentSecrets,
 			};
 		}
 	}
 	for (const candidate of candidates) {
 		const code = (candidate as { code?: unknown })?.code;
-		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { reason: '', networkCode: code, sentSecrets };
+		if (typeof code === 'string' && NETWORK_CODES.has(code)) {
+			// Axios says ECONNABORTED with "timeout of 30000ms exceeded" when the request's timeout passed.
+			const timedOut = code === 'ETIMEDOUT' || /timeout/i.test(String((candidate as Error).message));
+			return { reason: '', networkCode: code, timedOut, sentSecrets };
+		}
 	}
 	// The node's own errors (apiError below) carry the status and reason they were made from.
 	if (error instanceof NodeApiError && error.httpCode && /^\d+$/.test(error.httpCode)) {
@@ -109,6 +118,8 @@ export interface Handling {
 	resent: number;
 	/** Set when the server asked to wait longer than the user allows. */
 	waitRefusedSeconds?: number;
+	/** The request's timeout (Request Settings > Timeout). */
+	timeoutSeconds?: number;
 }
 
 const MAX_SIZE_REFUSED = /max size/i;
@@ -128,6 +139,16 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 				};
 			}
 			// The network code goes into the description: n8n replaces any message that contains one with its own text.
+			if (failure.timedOut && handling.timeoutSeconds !== undefined) {
+				return {
+					message: `The server did not answer: timed out after ${handling.timeoutSeconds} s`,
+					description: `${failure.networkCode}. The request was sent ${handling.resent + 1} time${handling.resent ? 's' : ''}. Raise "Timeout" under Request Settings if the server is slow for this request (a large list, a mass action), or check that it is running. ${
+						handling.idempotent
+							? 'A read is sent again once at most after a timeout.'
+							: 'Requests that change records are not resent after a timeout, because the server may have carried them out: check the server before running them again.'
+					}`,
+				};
+			}
 			return {
 				message: 'The server could not be reached, or the connection was lost before it answered',
 				description: `${failure.networkCode ?? 'No response'}. Check the Base URL of the credential and that the server is running and reachable from n8n. Requests that change records are not resent after a lost connection, because the server may have carried them out: check the server before running them again.`,
@@ -261,8 +282,53 @@ export function apiError(
 	});
 }
 
+
+/**
+ * An answer the node refuses although the server sent it with a success status (or a redirect): not what the operation
+ * reads, too large, or pointing elsewhere. It is a NodeApiError (the server's doing) that transport passes on as is.
+ */
+export class UnusableAnswerError extends NodeApiError {}
+
+export function unusableAnswer(node: INode, itemIndex: number, status: number, message: string, description: string): UnusableAnswerError {
+	return new UnusableAnswerError(node, { message, httpCode: String(status) } as JsonObject, {
+		message,
+		description,
+		httpCode: String(status),
+		itemIndex,
+	});
+}
+
+/** n8n's own codes that its errors turn into "The service refused the connection – perhaps it is offline" and the like. */
+const CODES_N8N_REWORDS = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|ECONNABORTED|EHOSTUNREACH|EAI_AGAIN|EADDRNOTAVAIL)\b/i;
+
+/**
+ * The credential could not be loaded (n8n's database, its encryption key, an external secrets store): nothing was
+ * sent, and the server is not to blame. The message has no network code, so n8n does not reword it as the server's.
+ */
+export function credentialLoadError(node: INode, error: unknown, itemIndex: number): NodeOperationError {
+	const said = String((error as Error)?.message ?? error);
+	const name = node.credentials?.recordManagementServiceApi?.name;
+	return new NodeOperationError(node, error as Error, {
+		message: `n8n could not load the credential${name ? ` "${name}"` : ''}: nothing was sent to the server`,
+		description: `n8n said: ${said}. This is n8n's own failure (its database, or the store the credential comes from), not the server's. Run the workflow again once n8n's database is reachable; check that the credential still exists.`,
+		itemIndex,
+	});
+}
+
 /** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const said = String((error as Error)?.message ?? error);
+	// A node error of n8n's own copy of n8n-workflow (a request's failure, say) is wrapped as it is. Any other error
+	// with a network code is n8n's own (its database, its binary data storage), which n8n would word as the server's
+	// ("The service refused the connection"): every failure of a request has been made a node error by then.
+	const nodeErrorOfN8n = typeof (error as { node?: unknown })?.node === 'object';
+	if (!nodeErrorOfN8n && CODES_N8N_REWORDS.test(said)) {
+		return new NodeOperationError(node, error as Error, {
+			message: 'n8n failed inside, not the server',
+			description: `n8n said: ${said}. Check n8n's own services (its database, binary data storage), then run the workflow again.`,
+			itemIndex,
+		});
+	}
 	return new NodeOperationError(node, error as Error, { itemIndex });
 }

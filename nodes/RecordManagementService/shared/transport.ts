@@ -12,11 +12,18 @@ import type {
 	INodeExecutionData,
 	IPollFunctions,
 	IWebhookFunctions,
+	PostReceiveAction,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiError, asNodeError, readFailure } from './errors';
+import { apiBaseUrl, redirectDecision } from '../../../credentials/RecordManagementServiceApi.credentials';
+import type { Expected } from './answers';
+import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, isBodyStream, megabytes, parseJsonAnswer, readUpTo, tooLarge } from './answers';
+import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, readFailure, secretsOf, unusableAnswer } from './errors';
 import type { FailedResponse } from './errors';
+
+/** A postReceive of the node's own (a function, as Download's), not one of n8n's declarative actions. */
+type PostReceiveFunction = Extract<PostReceiveAction, (...args: never[]) => unknown>;
 
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 
@@ -30,7 +37,21 @@ interface RequestSettings {
 	maxParallel: number;
 	maxRetries: number;
 	maxRetryWaitSeconds: number;
+	/** How long a request may wait for its answer (n8n's own default is 300 s). */
+	timeoutSeconds: number;
 }
+
+/** Request Settings > Timeout when not set: a CRM answers within seconds, a large mass action within tens. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/** After a timeout, a read is sent again this often at most: a server that hangs is unlikely to answer the next one. */
+const MAX_RESENDS_AFTER_TIMEOUT = 1;
+
+/** Redirects within the origin followed at most per request (a trailing slash, a moved path). */
+const MAX_REDIRECTS = 5;
+
+/** The most a download (Attachment > Download) may be. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 type Outcome = 'accepted' | 'refused' | 'unknown';
 
@@ -68,8 +89,12 @@ class Run {
 
 	/** The decrypted credential. n8n writes a renewed token into this same object, so the whole run sees it. */
 	async credentials(): Promise<ICredentialDataDecryptedObject> {
-		this.credentialData ??= this.context.getCredentials(CREDENTIAL_TYPE);
-		return await this.credentialData;
+		const pending = (this.credentialData ??= this.context.getCredentials(CREDENTIAL_TYPE));
+		// After a failure (n8n's database restarting), the next request reads it again.
+		pending.catch(() => {
+			if (this.credentialData === pending) this.credentialData = undefined;
+		});
+		return await pending;
 	}
 
 	private get limit() {
@@ -131,6 +156,7 @@ export function runOf(context: RequestContext): Run {
 				maxParallel: Math.max(1, settings.maxParallel ?? 5),
 				maxRetries: Math.max(0, settings.maxRetries ?? 5),
 				maxRetryWaitSeconds: Math.max(0, settings.maxRetryWaitSeconds ?? 60),
+				timeoutSeconds: settings.timeoutSeconds !== undefined && settings.timeoutSeconds > 0 ? settings.timeoutSeconds : DEFAULT_TIMEOUT_SECONDS,
 			},
 			context,
 		);
@@ -171,15 +197,17 @@ export interface Sent<T> {
 }
 
 /**
- * Sends one request with what every request of this node gets: the run's bound on parallel requests, resending
- * after transient failures within the user's bounds, and errors that say what went wrong (with every secret
- * redacted). `send` makes the actual call (through n8n's routing or its authenticated HTTP helper).
+ * Sends one request with what every request of this node gets: the run's bound on parallel requests, redirects
+ * followed only within the origin, resending after transient failures within the user's bounds, and errors that say
+ * what went wrong (with every secret redacted). `send` makes the actual call (through n8n's routing or its
+ * authenticated HTTP helper) of `request`, or of where a redirect within the origin led.
  */
 async function sendReliably<T>(
 	context: RequestContext,
 	itemIndex: number,
 	idempotent: boolean,
-	send: (credentials: ICredentialDataDecryptedObject) => Promise<T>,
+	request: IHttpRequestOptions,
+	send: (credentials: ICredentialDataDecryptedObject, request: IHttpRequestOptions) => Promise<T>,
 ): Promise<Sent<T>> {
 	const run = runOf(context);
 	const { settings } = run;
@@ -187,23 +215,45 @@ async function sendReliably<T>(
 	let outcome: Outcome = 'unknown';
 	const earlierFailures: FailedResponse[] = [];
 	try {
-		const credentials = await run.credentials();
+		let credentials: ICredentialDataDecryptedObject;
+		try {
+			credentials = await run.credentials();
+		} catch (error) {
+			throw credentialLoadError(run.node, error, itemIndex);
+		}
 		if (run.credentialsRefused) {
 			const error = apiError(run.node, { response: { status: 401, headers: {} } }, itemIndex);
 			error.description = `Not sent: an earlier request of this run was refused with these credentials. ${error.description}`;
 			throw error;
 		}
+		let timeouts = 0;
+		let redirects = 0;
+		let current = request;
 		for (let attempt = 0; ; attempt++) {
 			try {
-				const body = await send(credentials);
+				const body = await send(credentials, current);
 				outcome = 'accepted';
 				return { body, earlierFailures };
 			} catch (error) {
 				// The node's own refusals (of an answer, in postReceive) are already what the user should see.
 				if (error instanceof NodeOperationError) throw asNodeError(run.node, error, itemIndex);
+				if (error instanceof UnusableAnswerError) {
+					outcome = 'accepted';
+					throw asNodeError(run.node, error, itemIndex);
+				}
+				await readFailedAnswer(error);
 				const failure = readFailure(error);
+				const redirected = redirectTarget(run.node, itemIndex, credentials.baseUrl, current, failure, redirects);
+				if (redirected) {
+					redirects++;
+					current = redirected;
+					// Not an attempt: the request has not been answered yet.
+					attempt--;
+					continue;
+				}
+				if (failure.timedOut) timeouts++;
 				const wait = retryAfterMs(failure.retryAfter, attempt);
-				const transient = mayResend(failure, idempotent);
+				const transient = mayResend(failure, idempotent) && timeouts <= MAX_RESENDS_AFTER_TIMEOUT;
 				const waitAllowed = wait <= settings.maxRetryWaitSeconds * 1000;
 				if (transient && waitAllowed && attempt < settings.maxRetries) {
 					earlierFailures.push(failure);
@@ -216,7 +266,12 @@ async function sendReliably<T>(
 					run.node,
 					error,
 					itemIndex,
-					{ idempotent, resent: attempt, ...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}) },
+					{
+						idempotent,
+						resent: attempt,
+						timeoutSeconds: settings.timeoutSeconds,
+						...(transient && !waitAllowed ? { waitRefusedSeconds: Math.ceil(wait / 1000) } : {}),
+					},
 					credentials,
 				);
 			}
@@ -228,23 +283,92 @@ async function sendReliably<T>(
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
 
-export type ApiRequest = IHttpRequestOptions & { idempotent?: boolean };
+export type ApiRequest = IHttpRequestOptions & {
+	idempotent?: boolean;
+	/** What the operation reads from the answer: anything else is refused with what came back (answers.ts). */
+	expect?: Expected;
+};
 
-/** One authenticated request of this node, with the run's bound, resending and errors; the answer and earlier failures. */
-export async function send<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<Sent<T>> {
-	const { idempotent, ...request } = options;
-	const method = (request.method ?? 'GET').toUpperCase();
-	const { node } = runOf(context);
-	const sent = await sendReliably(context, itemIndex, idempotent ?? IDEMPOTENT_METHODS.has(method), async (data) =>
-		(await context.helpers.httpRequestWithAuthentication.call(
+/** The request's address, for redirects: the API root of the credential and the request's path. */
+function addressOf(apiBase: string, url: string): string {
+	return /^https?:\/\//i.test(url) ? url : `${apiBase}${url}`;
+}
+
+/**
+ * Where a redirect leads, if the node follows it: only as `redirectDecision` allows (within the origin, never turning a
+ * change into a read), MAX_REDIRECTS times at most. Every other redirect stops with an error that names where it
+ * pointed; nothing is sent there (the credential's `authenticate` tells n8n's helper not to follow any redirect).
+ */
+function redirectTarget(
+	node: INode,
+	itemIndex: number,
+	baseUrl: unknown,
+	current: IHttpRequestOptions,
+	{ status, location }: FailedResponse,
+	redirectsSoFar: number,
+): IHttpRequestOptions | undefined {
+	if (status === undefined || status < 300 || status > 399 || location === undefined) return undefined;
+	// The request was sent, so the Base URL is one.
+	const apiBase = apiBaseUrl(baseUrl);
+	const decision = redirectDecision(addressOf(apiBase, current.url), current.method, status, location);
+	const fix =
+		"Put the address the server answers at in the credential's Base URL. Redirects to another host, port or scheme are not followed, so that the credentials never reach a server you did not name (a proxy, a load balancer or a moved server may redirect).";
+	if ('refuse' in decision) throw unusableAnswer(node, itemIndex, status, decision.refuse, fix);
+	if (redirectsSoFar >= MAX_REDIRECTS) {
+		throw unusableAnswer(node, itemIndex, status, `The server redirected the request more than ${MAX_REDIRECTS} times`, fix);
+	}
+	// Within the API root the path stays relative, so that an HMAC signature covers it as the server reads it.
+	const target = decision.follow.href;
+	const url = target.startsWith(`${apiBase}/`) ? target.slice(apiBase.length) : target;
+	// The redirect's address carries the query the server wants.
+	return { ...current, url, qs: undefined };
+}
+
+/** A failed request's answer, read (up to a bound) from its stream, so that its reason and body can be shown. */
+async function readFailedAnswer(error: unknown): Promise<void> {
+	for (const candidate of [error, (error as { cause?: unknown })?.cause]) {
+		const response = (candidate as { response?: { data?: unknown } })?.response;
+		if (response && isBodyStream(response.data)) {
+			const bytes = await readUpTo(response.data, MAX_ERROR_ANSWER_BYTES).catch(() => undefined);
+			response.data = bytes === undefined ? undefined : parseJsonAnswer(bytes.toString('utf8'));
+		}
+	}
+}
+
+/** An answer read whole (up to its bound): status, headers and bytes. */
+interface Exchanged {
+	statusCode: number;
+	headers: IDataObject;
+	bytes: Buffer;
+}
+
+/**
+ * Sends one authenticated request (the run's bound, resending, redirects within the origin, the Timeout) and reads its
+ * answer from a stream, `limit` bytes at most: a larger answer is refused without being read whole. `check` looks at
+ * the answer before it counts as accepted.
+ */
+async function exchange<T>(
+	context: RequestContext,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	idempotent: boolean,
+	limit: { bytes: number; what: string },
+	check: (answer: Exchanged, credentials: ICredentialDataDecryptedObject) => T,
+): Promise<Sent<T>> {
+	const { node, settings } = runOf(context);
+	return await sendReliably(context, itemIndex, idempotent, request, async (data, current) => {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			CREDENTIAL_TYPE,
 			{
 				json: true,
 				arrayFormat: 'indices',
-				...request,
-				headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...request.headers },
+				...current,
+				headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...current.headers },
+				timeout: settings.timeoutSeconds * 1000,
 				returnFullResponse: true,
+				// Read below, up to a bound, instead of whole by n8n's helper.
+				encoding: 'stream',
 			},
 			// The credential read once for the run, instead of once per request.
 			{
@@ -255,9 +379,48 @@ export async function send<T = IDataObject>(context: RequestContext, itemIndex: 
 					data,
 				},
 			},
-		)) as IN8nHttpFullResponse,
-	);
-	return { body: sent.body.body as T, earlierFailures: sent.earlierFailures };
+		)) as IN8nHttpFullResponse;
+		const declared = Number(response.headers['content-length']);
+		const stream = isBodyStream(response.body) ? response.body : undefined;
+		const bytes =
+			Number.isFinite(declared) && declared > limit.bytes
+				? undefined
+				: stream
+					? await readUpTo(stream, limit.bytes)
+					: Buffer.from(String(response.body ?? ''));
+		if (bytes === undefined) {
+			stream?.destroy?.();
+			throw tooLarge(node, itemIndex, request, response.statusCode, limit.bytes, limit.what);
+		}
+		return check({ statusCode: response.statusCode, headers: response.headers, bytes }, data);
+	});
+}
+
+const JSON_LIMIT = {
+	bytes: MAX_JSON_ANSWER_BYTES,
+	what: `The node reads answers of up to ${megabytes(MAX_JSON_ANSWER_BYTES)}: a page of 200 records is far smaller.`,
+};
+
+const FILE_LIMIT = {
+	bytes: MAX_FILE_BYTES,
+	what: `Downloads are read up to ${megabytes(MAX_FILE_BYTES)}, far above what EspoCRM accepts as an upload by default.`,
+};
+
+/**
+ * One authenticated request of this node, with the run's bound, resending and errors; the answer and earlier failures.
+ * The answer must be JSON, of the shape `expect` names (answers.ts), and MAX_JSON_ANSWER_BYTES at most.
+ */
+export async function send<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<Sent<T>> {
+	const { idempotent, expect, ...request } = options;
+	const method = (request.method ?? 'GET').toUpperCase();
+	const { node } = runOf(context);
+	return await exchange(context, itemIndex, request, idempotent ?? IDEMPOTENT_METHODS.has(method), JSON_LIMIT, (answer, data) => {
+		const text = answer.bytes.toString('utf8');
+		const body = parseJsonAnswer(text);
+		const contentType = String(answer.headers['content-type'] ?? '');
+		checkAnswer(node, itemIndex, request, { status: answer.statusCode, contentType, text, body }, expect, () => secretsOf(data));
+		return body as T;
+	});
 }
 
 /** One authenticated request of this node: its answer. */
@@ -284,6 +447,7 @@ export async function listRecords(
 	const page = async (offset: number) =>
 		await apiRequest<ListReply>(context, itemIndex, {
 			...request,
+			expect: 'list',
 			method: 'GET',
 			qs: { ...request.qs, offset, maxSize: Math.min(PAGE_SIZE, wanted - offset) },
 		});
@@ -357,10 +521,31 @@ export async function routeRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	routedRunOf(this);
-	const method = (requestData.options.method ?? 'GET').toUpperCase();
-	const sent = await sendReliably(this, this.getItemIndex(), IDEMPOTENT_METHODS.has(method), async () =>
-		await this.makeRoutingRequest(requestData),
+	const { settings } = routedRunOf(this);
+	const itemIndex = this.getItemIndex();
+	const { postReceive } = requestData;
+	// n8n's routing has filled in the url (preSend `resolvePath`).
+	const options = requestData.options as IHttpRequestOptions;
+	const method = (options.method ?? 'GET').toUpperCase();
+	const idempotent = IDEMPOTENT_METHODS.has(method);
+	const actions = postReceive.flatMap((receive) => receive.actions);
+	// Get: the answer is the item. Sent here, so that it is read up to a bound and checked to be a record.
+	if (actions.length === 0) {
+		const { body } = await send(this, itemIndex, { ...options, expect: 'record' });
+		return [{ json: body }];
+	}
+	// Download: its postReceive functions get the bytes, read up to a bound, as n8n's routing would give them.
+	if (actions.every((action) => typeof action === 'function')) {
+		const { body: answer } = await exchange<Exchanged>(this, itemIndex, options, idempotent, FILE_LIMIT, (exchanged) => exchanged);
+		const response: IN8nHttpFullResponse = { body: answer.bytes, headers: answer.headers, statusCode: answer.statusCode };
+		let items: INodeExecutionData[] = [{ json: {} }];
+		for (const action of actions as PostReceiveFunction[]) items = await action.call(this, items, response);
+		return items;
+	}
+	// Delete: n8n's routing sends it and makes its item (its answer is not read by the node); the Timeout and the
+	// redirect rules apply all the same.
+	const sent = await sendReliably<INodeExecutionData[]>(this, itemIndex, idempotent, options, async (_credentials, current) =>
+		await this.makeRoutingRequest({ ...requestData, options: { ...current, timeout: settings.timeoutSeconds * 1000 } }),
 	);
 	return sent.body;
 }

@@ -24,21 +24,32 @@ export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutio
 		(chunk, outcome) => {
 			const { count, ids } = reported(chunk, outcome.reply);
 			const resentAfter = unknownFirstAttempt(outcome);
+			// Whether the server says it deleted every record asked for: EspoCRM skips, without an error, records that do
+			// not exist or that the API user may not delete.
+			const all = count === chunk.ids.length;
+			if (resentAfter && !all) {
+				// The resend can only count what the first attempt left: the records it did not find may have been deleted
+				// by the first attempt or not at all. The fields say "unknown" (null), as the note does, so that an IF node
+				// on `deleted` or `count` takes neither the "deleted" nor the "not deleted" branch by mistake.
+				return {
+					requested: chunk.ids.length,
+					outcome: 'unknown',
+					deleted: null,
+					count: null,
+					ids: null,
+					deletedWhenResent: ids,
+					firstAttempt: `unknown: ${resentAfter}, so the request was sent again`,
+					notFoundWhenResent: chunk.ids.filter((id) => !ids.includes(id)),
+					note: `The second attempt deleted ${count} of ${chunk.ids.length}. It did not find the others: the first attempt deleted them, they never existed, or the API user may not delete them.`,
+				};
+			}
 			return {
 				requested: chunk.ids.length,
+				outcome: all ? 'deleted' : 'incomplete',
 				count,
 				ids,
-				// Whether the server says it deleted every record asked for: EspoCRM skips, without an error, records
-				// that do not exist or that the API user may not delete.
-				deleted: count === chunk.ids.length,
-				// The resend can only count what the first attempt left: say what is known instead of "0 deleted".
-				...(resentAfter
-					? {
-							firstAttempt: `unknown: ${resentAfter}, so the request was sent again`,
-							notFoundWhenResent: chunk.ids.filter((id) => !ids.includes(id)),
-							note: `The second attempt deleted ${count} of ${chunk.ids.length}. It did not find the others: the first attempt deleted them, they never existed, or the API user may not delete them.`,
-						}
-					: {}),
+				deleted: all,
+				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again` } : {}),
 			};
 		},
 	);

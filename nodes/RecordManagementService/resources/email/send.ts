@@ -20,7 +20,8 @@ export const sendFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'ada@example.com; grace@example.com',
-		description: 'Recipient addresses, separated by semicolons or commas (an expression may also return a list)',
+		description:
+			'Recipient addresses, separated by semicolons or commas (an expression may also return a list). An address with a display name, such as Grace Hopper &lt;grace@example.com&gt;, is sent as the address.',
 		displayOptions: { show },
 	},
 	{
@@ -109,18 +110,78 @@ export const emailOptions: INodeProperties = {
 /** A plain address: one @, a local part without spaces or separators, a domain of dot-separated labels. */
 const ADDRESS = /^(?!\.)(?!.*\.\.)[^\s@;,<>()"]+(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 
-/** Addresses given separated by `;` or `,`, or as a list from an expression; each must be one. */
-function addressesOf(item: Item, value: unknown, parameter: string): string[] {
-	const addresses = ([] as unknown[])
-		.concat(value ?? [])
-		.flatMap((entry) => String(entry).split(/[;,]/))
-		.map((address) => address.trim())
-		.filter((address) => address !== '');
-	const wrong = addresses.find((address) => !ADDRESS.test(address));
-	if (wrong !== undefined) {
-		throw item.refuse(parameter, `has "${wrong}", which is not an e-mail address`, 'Write addresses such as ada@example.com, separated by semicolons.');
+/**
+ * An address with a display name, as RFC 5322 writes it and mail programs copy it: `Ann <ann@example.org>` or
+ * `"Doe, Ann" <ann@example.org>`. The name may not hold a line break, a control character, `<`, `>` or (unquoted) `"`:
+ * nothing that could end a header or start another address.
+ */
+const NAMED_ADDRESS = /^(?:"((?:[^"\\\x00-\x1f\x7f]|\\[^\x00-\x1f\x7f])*)"|([^"<>\x00-\x1f\x7f]*?))\s*<([^<>\s]*)>$/;
+
+/** One address as written, and what is sent: the plain address, and the name given with it (if any). */
+interface Mailbox {
+	address: string;
+	name?: string;
+	written: string;
+}
+
+/** Splits at `;` and `,`, except inside a quoted display name or inside `<…>`. */
+function splitAddresses(text: string): string[] {
+	const parts: string[] = [];
+	let current = '';
+	let quoted = false;
+	let angle = false;
+	for (let index = 0; index < text.length; index++) {
+		const char = text[index];
+		if (quoted && char === '\\') {
+			current += char + (text[++index] ?? '');
+			continue;
+		}
+		if (char === '"' && !angle) quoted = !quoted;
+		else if (char === '<' && !quoted) angle = true;
+		else if (char === '>' && !quoted) angle = false;
+		if ((char === ';' || char === ',') && !quoted && !angle) {
+			parts.push(current);
+			current = '';
+		} else current += char;
 	}
-	return addresses;
+	parts.push(current);
+	return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+function mailboxOf(written: string): Mailbox | undefined {
+	if (ADDRESS.test(written)) return { address: written, written };
+	const named = NAMED_ADDRESS.exec(written);
+	if (!named || !ADDRESS.test(named[3])) return undefined;
+	const name = (named[1] !== undefined ? named[1].replace(/\\(.)/g, '$1') : named[2]).trim();
+	return { address: named[3], ...(name ? { name } : {}), written };
+}
+
+/**
+ * Addresses given separated by `;` or `,`, or as a list from an expression; each must be one, plain
+ * (`ann@example.org`) or with a display name (`Ann <ann@example.org>`). EspoCRM takes only plain addresses in To, CC,
+ * BCC and From (it names recipients after its own records): the address is what is sent.
+ */
+function mailboxesOf(item: Item, value: unknown, parameter: string): Mailbox[] {
+	const written = ([] as unknown[])
+		.concat(value ?? [])
+		.flatMap((entry) => splitAddresses(String(entry)));
+	const mailboxes: Mailbox[] = [];
+	for (const entry of written) {
+		const mailbox = mailboxOf(entry);
+		if (!mailbox) {
+			throw item.refuse(
+				parameter,
+				`has "${entry.replace(/[\r\n]+/g, ' ')}", which is not an e-mail address`,
+				'Write addresses such as ada@example.com or Ada Lovelace <ada@example.com>, separated by semicolons.',
+			);
+		}
+		mailboxes.push(mailbox);
+	}
+	return mailboxes;
+}
+
+function addressesOf(item: Item, value: unknown, parameter: string): string[] {
+	return mailboxesOf(item, value, parameter).map((mailbox) => mailbox.address);
 }
 
 /** The binary fields named by the Attachments option; each must exist on the item. */
@@ -146,7 +207,9 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		const options = item.parameter<IDataObject>('emailOptions', {});
 		const to = addressesOf(item, item.parameter('to'), 'To');
 		if (to.length === 0) throw item.refuse('To', 'has no address', 'Give at least one recipient, such as ada@example.com.');
-		const [from] = addressesOf(item, item.parameter('from', ''), 'From');
+		const [sender, ...more] = mailboxesOf(item, item.parameter('from', ''), 'From');
+		if (more.length) throw item.refuse('From', 'has more than one address', 'An e-mail has one sender.');
+		const from = sender?.address;
 		if (dialect === 'espocrm' && !from) throw item.refuse('From', 'is empty', 'EspoCRM needs the sender address to send an e-mail.');
 		const cc = addressesOf(item, options.cc, 'CC');
 		const bcc = addressesOf(item, options.bcc, 'BCC');
@@ -163,6 +226,9 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 			body: item.parameter('body', ''),
 			isHtml: item.parameter('isHtml', false),
 			...(from ? { from } : {}),
+			// EspoCRM keeps the sender's name in fromString, shown with the e-mail (the name it sends is the user's or the
+			// system's); a Standard server has no such field.
+			...(sender?.name && dialect === 'espocrm' ? { fromString: `${JSON.stringify(sender.name)} <${sender.address}>` } : {}),
 			...(cc.length ? { cc: cc.join(';') } : {}),
 			...(bcc.length ? { bcc: bcc.join(';') } : {}),
 			...(options.parentType ? { parentType: options.parentType } : {}),
@@ -172,7 +238,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		};
 		let sent: IDataObject;
 		try {
-			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email });
+			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email, expect: 'record' });
 		} catch (error) {
 			const nodeError = asNodeError(item.node, error, item.index);
 			if (attachmentsIds.length) {

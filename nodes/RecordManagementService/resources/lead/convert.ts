@@ -119,7 +119,7 @@ export async function convert(this: IExecuteFunctions): Promise<INodeExecutionDa
 
 		return await sameLead.run(leadId, async () => {
 			if (ifConverted !== 'convertAgain') {
-				const lead = await apiRequest(this, item.index, { method: 'GET', url: leadPath });
+				const lead = await apiRequest(this, item.index, { method: 'GET', url: leadPath, expect: 'record' });
 				if (lead.status === 'Converted') {
 					const created = Object.fromEntries(CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]));
 					if (ifConverted === 'skip') return { id: leadId, alreadyConverted: true, ...created };

@@ -22,6 +22,7 @@ export async function create(this: IExecuteFunctions): Promise<INodeExecutionDat
 		return await apiRequest(this, item.index, {
 			method: 'POST',
 			url: pathOf(item, '/{entityType}'),
+			expect: 'record',
 			body: requiredRecordBody(item),
 			headers: duplicateCheckHeaders(options),
 		});

@@ -11,6 +11,7 @@ export async function update(this: IExecuteFunctions): Promise<INodeExecutionDat
 		await apiRequest(this, item.index, {
 			method: 'PUT',
 			url: pathOf(item, '/{entityType}/{recordId}'),
+			expect: 'record',
 			body: requiredRecordBody(item),
 		}),
 	);
