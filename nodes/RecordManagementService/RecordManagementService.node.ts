@@ -30,6 +30,7 @@ import {
 } from './shared/metadata';
 import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
+import { simplifyField, withSimplify } from './shared/simplify';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -91,6 +92,7 @@ export class RecordManagementService implements INodeType {
 			...listFields({ operation: ['getMany', 'getManyRelated'] }),
 			...recordOptionFields,
 			...emailOptionFields,
+			simplifyField,
 			requestSettingsField,
 		],
 	};
@@ -108,8 +110,8 @@ export class RecordManagementService implements INodeType {
 	 * (`routing` in resources/).
 	 */
 	customOperations = {
-		record: { create, getMany, update, upsert },
-		relationship: { getManyRelated, link, unlink },
+		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert },
+		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
 		email: { send },
