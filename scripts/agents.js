@@ -14,10 +14,12 @@
  *   before(server) required, even if empty: the runner's hook before each execution, where the sandbox is emptied and
  *            the script loaded; the check's own may then add records or restrict scopes
  *
- * Options as scripts/e2e.js: E2E_ONLY=<substring>, --no-build, E2E_KEEP=1.
+ * Options as scripts/e2e.js: E2E_ONLY=<substring>, --no-build, E2E_KEEP=1 (also keeps what the model received:
+ * .e2e/agents/<name>.model-requests.json).
  * The steps are those of scripts/lib/e2e-runner.js; this file adds the sandbox and the scripted model.
  */
 
+const fs = require('fs');
 const path = require('path');
 const env = require('./n8n-env');
 const { runE2E, exitWith } = require('./lib/e2e-runner');
@@ -28,6 +30,7 @@ const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = path.join(REPO, 'test', 'agents', 'workflows');
 // inside .e2e/ (ignored by git), apart from what npm run test:e2e keeps there
 const WORK_DIR = path.join(REPO, '.e2e', 'agents');
+const keep = !!process.env.E2E_KEEP;
 
 /** The sandbox as a check sees it: the requests of this execution only. */
 function sandboxView(sandbox, from) {
@@ -64,7 +67,10 @@ async function startServers() {
 			model.play(check.script || []);
 			return server(sandbox.requests.length, wf);
 		},
-		checkArg: (from, wf) => server(from, wf),
+		checkArg(from, wf) {
+			if (keep) fs.writeFileSync(path.join(WORK_DIR, `${wf.name}.model-requests.json`), JSON.stringify(model.requests.map((r) => r.body), null, 2));
+			return server(from, wf);
+		},
 		failureLines(from) {
 			const reqs = sandbox.requests.slice(from);
 			return [
@@ -88,7 +94,7 @@ exitWith(
 		tolerateCrashAfterSuccess: true,
 		isolatePackage: true,
 		extraWorkflows: agentExampleWorkflows(),
-		saveOutput: !!process.env.E2E_KEEP,
+		saveOutput: keep,
 		n8nEnv: {
 			N8N_RUNNERS_MODE: 'external',
 			N8N_RUNNERS_AUTH_TOKEN: 'rms-agents-no-runner-connects',
