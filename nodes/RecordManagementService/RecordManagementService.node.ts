@@ -17,6 +17,9 @@ import { upsert } from './resources/record/upsert';
 import { relationshipOperationFields, relationshipOperations } from './resources/relationship';
 import { getManyRelated } from './resources/relationship/getManyRelated';
 import { link, unlink } from './resources/relationship/link';
+import { streamOperationFields, streamOperations } from './resources/stream';
+import { getStream } from './resources/stream/getStream';
+import { post } from './resources/stream/post';
 import { testCredentials } from './shared/credentialTest';
 import { requestSettingsField, targetFields } from './shared/descriptions';
 import { listFields } from './shared/filters';
@@ -42,7 +45,7 @@ export class RecordManagementService implements INodeType {
 		version: 1,
 		// "Get Many: Contact", as the operation and the entity type are named in the form.
 		subtitle:
-			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',
+			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download", post: "Post", getStream: "Get Many", follow: "Follow", unfollow: "Unfollow" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment", stream: "Stream" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',
 		description: 'Create, find, update and link CRM records on EspoCRM and other Record Management Service servers',
 		defaults: { name: 'Record Management Service' },
 		usableAsTool: true,
@@ -72,6 +75,7 @@ export class RecordManagementService implements INodeType {
 					{ name: 'Lead', value: 'lead' },
 					{ name: 'Record', value: 'record' },
 					{ name: 'Relationship', value: 'relationship', description: 'Records linked to a record' },
+					{ name: 'Stream', value: 'stream', description: "Posts and updates on a record (EspoCRM's stream), following records" },
 				],
 				default: 'record',
 			},
@@ -81,6 +85,7 @@ export class RecordManagementService implements INodeType {
 			leadOperations,
 			emailOperations,
 			attachmentOperations,
+			streamOperations,
 			...targetFields,
 			...recordOperationFields,
 			...relationshipOperationFields,
@@ -88,6 +93,7 @@ export class RecordManagementService implements INodeType {
 			...leadOperationFields,
 			...emailOperationFields,
 			...attachmentOperationFields,
+			...streamOperationFields,
 			...recordBodyFields,
 			...listFields({ operation: ['getMany', 'getManyRelated'] }),
 			...recordOptionFields,
@@ -115,5 +121,6 @@ export class RecordManagementService implements INodeType {
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
 		email: { send },
+		stream: { post, getStream },
 	};
 }

@@ -148,7 +148,8 @@ function createAttachment(ctx, body) {
 function checkAttachmentTarget(ctx, relatedType, field, role) {
   const allowed = ATTACHMENT_FIELD_TYPES[/** @type {keyof typeof ATTACHMENT_FIELD_TYPES} */ (String(role))];
   if (!allowed) throw new ApiError(403, 'Role not allowed.');
-  const fieldType = isEntityType(relatedType) ? ENTITY_DEFS[relatedType].fields[field]?.type : undefined;
+  // A post's files (stream.js): Note, which the sandbox has no records of, has the attachmentMultiple field `attachments`.
+  const fieldType = relatedType === 'Note' ? (field === 'attachments' ? 'attachmentMultiple' : undefined) : isEntityType(relatedType) ? ENTITY_DEFS[relatedType].fields[field]?.type : undefined;
   if (!fieldType) throw new ApiError(403, `Field '${field}' does not exist.`);
   if (!allowed.includes(fieldType)) throw new ApiError(403, `Field type '${fieldType}' is not allowed for ${role}.`);
   if (ctx.restricted.has(relatedType)) throw new ApiError(403, `No access to ${relatedType}.`);

@@ -309,6 +309,8 @@ export interface Sandbox {
 	/** Clears records (webhooks too), webhook queues and deliveries, requests, faults, tokens, failed-login counters and the outbox; keeps the dialect. */
 	reset(): void;
 	readonly store: SandboxStore;
+	/** EspoCRM's streams (stream.js): the notes; reset() clears them. */
+	readonly streams: SandboxStreams;
 	readonly faults: SandboxFaults;
 	/** Mails the sandbox sent (status Sent). */
 	readonly outbox: OutboxMail[];
@@ -320,6 +322,16 @@ export interface Sandbox {
 	maxInFlightSeen: number;
 	/** Stops webhook delivery (waiting for a run in progress) and the server. */
 	close(): Promise<void>;
+}
+
+/** A note of EspoCRM's streams: a post, or what EspoCRM writes itself about a record (Create, Update, Status, …). */
+export type SandboxNote = Record<string, any> & { id: string; number: number; type: string; parentType: string | null; parentId: string | null };
+
+export interface SandboxStreams {
+	/** In creation order. */
+	readonly notes: SandboxNote[];
+	/** Adds a note without a request; createdById is the admin's unless given. */
+	add(fields: Partial<SandboxNote>): SandboxNote;
 }
 
 export function startSandbox(options?: SandboxOptions): Promise<Sandbox>;

@@ -12,6 +12,7 @@ const { parsePhpQuery } = require('./query');
 const h = require('./handlers');
 const { seedDemoData } = require('./seed');
 const { Webhooks } = require('./webhooks');
+const { Streams } = require('./stream');
 const { i18nFor } = require('./i18n');
 const { SANDBOX_USERS } = require('./users');
 
@@ -64,6 +65,7 @@ class Sandbox {
     this.store = new Store();
     this.faults = new Faults();
     this.webhooks = new Webhooks(this.store, options.webhookConfig, () => this.restricted);
+    this.streams = new Streams(this.store);
     /** @type {RecordedRequest[]} */
     this.requests = [];
     /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
@@ -130,6 +132,7 @@ class Sandbox {
   reset() {
     this.store.reset();
     this.webhooks.reset();
+    this.streams.reset();
     this.requests = [];
     this.outbox = [];
     this.faults.clear();
@@ -342,8 +345,15 @@ class Sandbox {
       if (!espoOnly) throw new ApiError(404, "Controller 'MassAction' does not exist.");
       return ok(h.massAction(ctx));
     }
+    // EspoCRM's streams (stream.js): posts are Notes; the user's own stream.
+    if (ctrl === 'Note' && segs.length === 1 && method === 'POST' && espoOnly) return ok(this.streams.create(ctx));
+    if (ctrl === 'Stream' && segs.length === 1 && method === 'GET' && espoOnly) return ok(this.streams.userStream(ctx));
     if (!isEntityType(ctrl)) throw noController();
     if (this.restricted.has(ctrl)) throw new ApiError(403, '');
+    if (segs.length === 3 && b === 'stream' && method === 'GET' && espoOnly) return ok(this.streams.recordStream(ctx, ctrl, a));
+    if (segs.length === 3 && b === 'subscription' && (method === 'PUT' || method === 'DELETE') && espoOnly) {
+      return ok(this.streams.subscription(ctx, ctrl, a, method === 'PUT'));
+    }
 
     if (segs.length === 1) {
       if (method === 'GET') return ok(h.list(ctx, ctrl));

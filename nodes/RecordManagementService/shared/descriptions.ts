@@ -20,7 +20,7 @@ export const ENTITY_TYPE_OPTIONS = [
 ];
 
 /** A record picked from a list (searched by name), by ID, or by its web address. */
-export function recordLocator(name: string, displayName: string, show: Show): INodeProperties {
+export function recordLocator(name: string, displayName: string, show: Show, hide?: Show): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -57,12 +57,12 @@ export function recordLocator(name: string, displayName: string, show: Show): IN
 				extractValue: { type: 'regex', regex: RECORD_URL },
 			},
 		],
-		displayOptions: { show },
+		displayOptions: hide ? { show, hide } : { show },
 	};
 }
 
 /** The entity type, chosen from the server's list or typed as a name. */
-export function entityTypeFields(show: Show = {}): INodeProperties[] {
+export function entityTypeFields(show: Show = {}, hide?: Show): INodeProperties[] {
 	return [
 		{
 			displayName: 'Entity Type Name or ID',
@@ -73,7 +73,7 @@ export function entityTypeFields(show: Show = {}): INodeProperties[] {
 			default: 'Contact',
 			description:
 				'The type of record. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			displayOptions: { show },
+			displayOptions: hide ? { show, hide } : { show },
 		},
 		{
 			displayName: 'Entity Type Name',
@@ -83,15 +83,23 @@ export function entityTypeFields(show: Show = {}): INodeProperties[] {
 			// Not `required`: n8n then requires it whenever Entity Type is an expression. An empty name is refused at run time.
 			placeholder: 'CProject',
 			description: 'Name of the entity type as the server knows it, for example a custom type such as CProject',
-			displayOptions: { show: { ...show, entityType: ['custom'] } },
+			displayOptions: hide ? { show: { ...show, entityType: ['custom'] }, hide } : { show: { ...show, entityType: ['custom'] } },
 		},
 	];
 }
 
+/** The stream of Stream > Get Many that is the API user's own, not a record's: it has no entity type or record. */
+const userStream: Show = { streamOf: ['user'] };
+
 /** Entity type, record and relationship: the parts of a request path. */
 export const targetFields: INodeProperties[] = [
-	...entityTypeFields({ resource: ['record', 'relationship', 'bulk'] }),
-	recordLocator('recordId', 'Record', { operation: ['get', 'update', 'delete', 'getManyRelated', 'link', 'unlink'] }),
+	...entityTypeFields({ resource: ['record', 'relationship', 'bulk', 'stream'] }, userStream),
+	recordLocator(
+		'recordId',
+		'Record',
+		{ operation: ['get', 'update', 'delete', 'getManyRelated', 'link', 'unlink', 'post', 'getStream', 'follow', 'unfollow'] },
+		userStream,
+	),
 	{
 		displayName: 'Relationship Name or ID',
 		name: 'link',

@@ -1,5 +1,7 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import type { Item } from './item';
 import { CREDENTIAL_TYPE } from './transport';
 import type { RequestContext } from './transport';
 
@@ -9,4 +11,18 @@ export type Dialect = 'standard' | 'espocrm';
 export async function dialectOf(context: RequestContext | ILoadOptionsFunctions): Promise<Dialect> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	return credentials.server === 'espocrm' ? 'espocrm' : 'standard';
+}
+
+/**
+ * Refuses, before any request, an operation that only EspoCRM has (`what`, such as "Stream > Post") when the
+ * credential's Server is Standard: the interface as specified has no such endpoints, and a Standard server would
+ * answer 404 without saying why.
+ */
+export function requireEspoCrm(item: Item, dialect: Dialect, what: string): void {
+	if (dialect === 'espocrm') return;
+	throw new NodeOperationError(item.node, `${what} needs the EspoCRM server (item ${item.index})`, {
+		itemIndex: item.index,
+		description:
+			'The interface as specified has no such operation. If the server is EspoCRM, choose "EspoCRM 7 or Later" as Server in the credential.',
+	});
 }

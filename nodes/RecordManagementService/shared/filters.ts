@@ -388,7 +388,8 @@ export function listFields(show: Show): INodeProperties[] {
 	return [...pagingFields(show), ...filterFields(show), listOptionsField(show)];
 }
 
-function pagingFields(show: Show): INodeProperties[] {
+/** Return All or Limit: the paging parameters of a list (Stream > Get Many has them without the filter). */
+export function pagingFields(show: Show): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',

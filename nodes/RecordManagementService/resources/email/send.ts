@@ -1,6 +1,8 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
+import type { BinaryFile } from '../../shared/attachments';
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf } from '../../shared/dialect';
 import { asNodeError } from '../../shared/errors';
@@ -120,61 +122,17 @@ function addressesOf(item: Item, value: unknown, parameter: string): string[] {
 	return addresses;
 }
 
-interface Attachment {
-	property: string;
-	binary: IBinaryData;
-}
-
 /** The binary fields named by the Attachments option; each must exist on the item. */
-function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, dialect: Dialect): Attachment[] {
-	const properties = String(names ?? '')
-		.split(',')
-		.map((name) => name.trim())
-		.filter((name) => name !== '');
-	if (properties.length === 0) return [];
-	if (dialect !== 'espocrm') {
+function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, dialect: Dialect): BinaryFile[] {
+	const files = binaryFilesOf(context, item, names, 'Attachments');
+	if (files.length && dialect !== 'espocrm') {
 		throw item.refuse(
 			'Attachments',
 			'needs the EspoCRM server: the interface as specified has no attachments',
 			'Remove the Attachments option, or, if the server is EspoCRM, choose "EspoCRM 7 or Later" as Server in the credential.',
 		);
 	}
-	const binaries = context.getInputData()[item.index].binary ?? {};
-	return properties.map((property) => {
-		const binary = binaries[property];
-		if (!binary) {
-			const present = Object.keys(binaries);
-			throw item.refuse(
-				'Attachments',
-				`names the binary field "${property}", which the input item does not have`,
-				present.length ? `The item's binary fields: ${present.join(', ')}.` : 'The item has no binary data: read or download the file in an earlier node.',
-			);
-		}
-		return { property, binary };
-	});
-}
-
-/**
- * Uploads one file (POST /Attachment with a data URI: EspoCRM stores anything else as an empty file, answering 200)
- * and checks that the server kept every byte.
- */
-async function upload(context: IExecuteFunctions, item: Item, { property, binary }: Attachment): Promise<string> {
-	const bytes = await context.helpers.getBinaryDataBuffer(item.index, property);
-	const type = binary.mimeType || 'application/octet-stream';
-	const name = binary.fileName || property;
-	const attachment = await apiRequest(context, item.index, {
-		method: 'POST',
-		url: '/Attachment',
-		body: { name, type, role: 'Attachment', relatedType: 'Email', field: 'attachments', file: `data:${type};base64,${bytes.toString('base64')}` },
-	});
-	if (Number(attachment.size) !== bytes.length) {
-		throw new NodeOperationError(
-			item.node,
-			`The server stored ${attachment.size ?? 'no'} bytes of the ${bytes.length} of "${name}" (item ${item.index})`,
-			{ itemIndex: item.index, description: `Nothing was sent. The incomplete attachment ${attachment.id} is left on the server.` },
-		);
-	}
-	return String(attachment.id);
+	return files;
 }
 
 /**
@@ -195,7 +153,9 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		const subject = item.parameter<string>('subject', '');
 
 		const attachmentsIds: string[] = [];
-		for (const attachment of attachments) attachmentsIds.push(await upload(this, item, attachment));
+		for (const attachment of attachments) {
+			attachmentsIds.push(await uploadAttachment(this, item, attachment, { relatedType: 'Email', field: 'attachments' }));
+		}
 		const email: IDataObject = {
 			to: to.join(';'),
 			subject,
