@@ -11,15 +11,9 @@
 const fs = require('fs');
 const path = require('path');
 const { CREDENTIALS } = require('../e2e/credentials');
-const { withCredential, EXAMPLES_DIR } = require('../e2e/examples');
+const { withCredential, isAgentWorkflow, EXAMPLES_DIR } = require('../e2e/examples');
 
-const AGENT_NODE = '@n8n/n8n-nodes-langchain.agent';
 const MODEL_CREDENTIAL = { id: 'rmsAgentsModel01', name: 'Scripted model (OpenAI-compatible, 127.0.0.1)' };
-
-/** Whether a workflow has n8n's AI Agent node: such examples run here, not in npm run test:e2e. */
-function isAgentWorkflow(workflow) {
-	return (workflow.nodes || []).some((node) => node.type === AGENT_NODE);
-}
 
 /** Every OpenAI credential reference points at the scripted model's credential. */
 function withScriptedModel(workflow) {
@@ -47,4 +41,4 @@ function agentExampleWorkflows() {
 		});
 }
 
-module.exports = { agentExampleWorkflows, isAgentWorkflow, MODEL_CREDENTIAL, AGENT_NODE };
+module.exports = { agentExampleWorkflows, MODEL_CREDENTIAL };
