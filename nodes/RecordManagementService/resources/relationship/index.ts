@@ -23,13 +23,13 @@ export const relationshipOperations: INodeProperties = {
 		{
 			name: 'Link',
 			value: 'link',
-			action: 'Link records to a record by their IDs',
+			action: 'Link records to a record',
 			description: 'Link one or several records to a record',
 		},
 		{
 			name: 'Unlink',
 			value: 'unlink',
-			action: 'Unlink a record from a record by their IDs',
+			action: 'Unlink a record from a record',
 			description: 'Remove the link between two records; neither record is deleted',
 		},
 	],
