@@ -116,6 +116,7 @@ export class RecordManagementService implements INodeType {
 	 * (`routing` in resources/).
 	 */
 	customOperations = {
+		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
 		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert },
 		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
