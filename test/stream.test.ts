@@ -3,7 +3,10 @@
  * through n8n's engine against the sandbox in the EspoCRM dialect; the Standard server is refused before any request.
  */
 import { randomBytes } from 'node:crypto';
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
 
 import type { RunResult } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
@@ -237,4 +240,22 @@ test('with Continue on fail, an item whose post fails carries its error and the 
 	expect(result.json[3]).toMatchObject({ post: 'fourth', parentId: id });
 	expect(result.items.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3].map((item) => ({ item })));
 	expect(paths(bed.received())).toEqual(['POST /Note', 'POST /Note', 'POST /Note']);
+});
+
+test("the form: the user's own stream has no entity type or record; a record's stream and the other operations have them", () => {
+	const { description } = new RecordManagementService();
+	const shown = (parameters: IDataObject) => {
+		const values = NodeHelpers.getNodeParameters(description.properties, parameters as INodeParameters, true, false, null, description);
+		return Object.keys(values ?? {});
+	};
+	expect(shown({ resource: 'stream', operation: 'getStream', streamOf: 'user' })).not.toContain('entityType');
+	expect(shown({ resource: 'stream', operation: 'getStream', streamOf: 'user' })).not.toContain('recordId');
+	for (const operation of ['post', 'getStream', 'follow', 'unfollow']) {
+		expect(shown({ resource: 'stream', operation })).toEqual(expect.arrayContaining(['entityType', 'recordId']));
+	}
+	// Record > Get Many shows neither the record nor the stream's parameters.
+	const getMany = shown({ resource: 'record', operation: 'getMany' });
+	expect(getMany).toContain('entityType');
+	expect(getMany).not.toContain('recordId');
+	expect(getMany).not.toContain('streamOf');
 });

@@ -175,6 +175,54 @@ const PROBES = [
 	['webhook create as the API user', async ({ key }) => summary(await key.post('/Webhook', { event: 'Contact.create', url: 'http://127.0.0.1:9/hook' }), { pick: (b) => b && { id: isId(b.id), secretKey: typeof b.secretKey } })],
 	['attachment upload, not a data URI', async ({ key }) =>
 		summary(await key.post('/Attachment', { name: 'a.txt', type: 'text/plain', role: 'Attachment', relatedType: 'Email', field: 'attachments', file: 'plain text' }), { pick: (b) => b && { size: b.size } })],
+	['stream: post with a file: reply fields', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `Eam-${tag}` })).body;
+		const a = (await key.post('/Attachment', { name: 'ä.txt', type: 'text/plain', role: 'Attachment', relatedType: 'Note', field: 'attachments', file: 'data:text/plain;base64,aGk=' })).body;
+		const note = await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'hi **there**', attachmentsIds: [a.id] });
+		return summary(note, { pick: (b) => b && { keys: Object.keys(b).sort(), type: b.type, attachmentsIds: (b.attachmentsIds || []).length, attachmentsNames: Object.values(b.attachmentsNames || {}) } });
+	}],
+	["stream: a record's stream: total and the keys of a post", async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `List-${tag}` })).body;
+		for (const post of ['one', 'two', 'three']) await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post });
+		const r = await key.get(`/Contact/${c.id}/stream`, { offset: 1, maxSize: 1 });
+		const all = await key.get(`/Contact/${c.id}/stream`, { offset: 0, maxSize: 10 });
+		return summary(r, { pick: (b) => b && { total: b.total, length: b.list.length, post: b.list[0] && b.list[0].post, keys: b.list[0] && Object.keys(b.list[0]).sort(), types: all.body.list.map((n) => n.type) } });
+	}],
+	['stream: where on type (in)', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `Where-${tag}` })).body;
+		await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'p' });
+		const r = await key.get(`/Contact/${c.id}/stream?offset=0&maxSize=10&where[0][type]=in&where[0][attribute]=type&where[0][value][0]=Post`);
+		return summary(r, { pick: (b) => b && { total: b.total, types: b.list.map((n) => n.type) } });
+	}],
+	["stream: the user's own stream after Follow (total)", async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `User-${tag}` })).body;
+		const follow = [await key.put(`/Contact/${c.id}/subscription`), await key.put(`/Contact/${c.id}/subscription`)];
+		await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'a' });
+		await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'b' });
+		const first = await key.get('/Stream', { offset: 0, maxSize: 1 });
+		const typed = await key.get('/Stream?offset=0&maxSize=200&where[0][type]=in&where[0][attribute]=type&where[0][value][0]=Post');
+		const read = (await key.get(`/Contact/${c.id}`)).body;
+		const unfollow = [await key.delete(`/Contact/${c.id}/subscription`), await key.delete(`/Contact/${c.id}/subscription`)];
+		return {
+			follow: follow.map((r) => `${r.status} ${r.text}`),
+			first: summary(first, { pick: (b) => b && { total: b.total, length: b.list.length, post: b.list[0] && b.list[0].post } }),
+			typed: summary(typed, { pick: (b) => b && { total: b.total, types: [...new Set(b.list.map((n) => n.type))] } }),
+			isFollowed: read.isFollowed,
+			unfollow: unfollow.map((r) => `${r.status} ${r.text}`),
+			isFollowedAfter: (await key.get(`/Contact/${c.id}`)).body.isFollowed,
+		};
+	}],
+	['stream: post to a record of a type the API user may not read', async ({ key, admin, server, tag }) => {
+		const folder = server === 'espocrm' ? (await admin.post('/DocumentFolder', { name: `Hidden-${tag}` })).body.id : '0000000000000f01d';
+		return summary(await key.post('/Note', { type: 'Post', parentType: 'DocumentFolder', parentId: folder, post: 'x' }));
+	}],
+	['stream: post to a record that does not exist', async ({ key }) => summary(await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: '0000000000000dead', post: 'x' }))],
+	['stream: a stream of a record that does not exist', async ({ key }) => summary(await key.get('/Contact/0000000000000dead/stream', { offset: 0, maxSize: 5 }))],
+	['stream: maxSize 201', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `Max-${tag}` })).body;
+		return { record: summary(await key.get(`/Contact/${c.id}/stream`, { offset: 0, maxSize: 201 })), user: summary(await key.get('/Stream', { offset: 0, maxSize: 201 })) };
+	}],
+	['stream: follow a record that does not exist', async ({ key }) => summary(await key.put('/Contact/0000000000000dead/subscription'))],
 	['wrong API key', async ({ bad }) => summary(await bad.get('/Contact', { maxSize: 1 }))],
 	['no credentials', async ({ anon }) => summary(await anon.get('/Contact', { maxSize: 1 }))],
 ];

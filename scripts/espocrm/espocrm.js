@@ -668,6 +668,18 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 				if (r.code !== 0) throw new Error(`php command.php run-job ${name} exited with ${r.code}:\n${r.out.slice(-2000)}`);
 				return r.out;
 			},
+			/**
+			 * The rows of one SQL statement on EspoCRM's database, as objects of strings (null for NULL): what EspoCRM
+			 * stored, beside what its API says (`mariadb --batch`, whose escapes are undone).
+			 */
+			query: async (statement) => {
+				const r = await mustExec('mariadb', which('mariadb'), ['--no-defaults', `--socket=${db.socket}`, '-uroot', '--batch', DB.name, '-e', statement]);
+				const unescape = (v) => (v === 'NULL' ? null : v.replace(/\\(.)/g, (_m, c) => ({ n: '\n', t: '\t', 0: '\0', '\\': '\\' })[c] ?? c));
+				const [header, ...rows] = r.out.split('\n').filter((line) => line !== '');
+				if (!header) return [];
+				const columns = header.split('\t');
+				return rows.map((row) => Object.fromEntries(row.split('\t').map((v, i) => [columns[i], unescape(v)])));
+			},
 			/** A client for the API as one of the users: 'admin' | 'apiKey' | 'hmac'. */
 			client: (who) => espoClient(php.origin, who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey }),
 			stop,

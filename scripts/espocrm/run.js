@@ -101,6 +101,9 @@ function espoView(espo, from, wf) {
 		find: (method, p) =>
 			requests.filter((r) => (!method || r.method === method) && (!p || (p instanceof RegExp ? p.test(r.path) : r.path === p))),
 		runJob: espo.runJob,
+		/** query(sql): rows of EspoCRM's database; tree: the EspoCRM folder (data/upload/<attachment id> holds files) */
+		query: espo.query,
+		tree: espo.tree,
 		state: wf.state,
 		sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
 	};

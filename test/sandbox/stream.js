@@ -61,13 +61,26 @@ class Streams {
     return note;
   }
 
-  /** A note as EspoCRM replies with it: its name fields and attachments filled in. @param {Note} note */
-  output(note) {
+  /**
+   * A note as EspoCRM replies with it. The create reply (Record\Service::create): no number, isGlobal or createdByName,
+   * with parentName and relatedName. A stream's list item (RecordService::find): every attribute, the parent's name
+   * only when the parent is not the record whose stream it is (`streamOf`); attachments of posts loaded.
+   * @param {Note} note @param {'create' | 'list'} form @param {{ type: string, id: string }} [streamOf]
+   */
+  output(note, form = 'list', streamOf = undefined) {
     const ids = /** @type {string[]} */ (note.attachmentsIds ?? []);
     const attachments = ids.map((id) => this.store.table('Attachment').get(id));
+    const { number: _number, isGlobal: _isGlobal, createdByName: _createdByName, ...created } = note;
+    const ownParent = streamOf && note.parentType === streamOf.type && note.parentId === streamOf.id;
+    const parentName = note.parentType && note.parentId ? this.store.nameOf(note.parentType, note.parentId) : null;
     return {
-      ...note,
-      parentName: note.parentType && note.parentId ? this.store.nameOf(note.parentType, note.parentId) : null,
+      ...(form === 'create'
+        ? { ...created, deleted: false, parentName, relatedName: null }
+        : {
+            relatedId: null, relatedType: null, superParentId: null, superParentType: null, targetType: null,
+            createdByGender: null, modifiedById: null, modifiedByName: null, deleted: false, ...note,
+            ...(ownParent ? {} : { parentName }),
+          }),
       ...(note.type === 'Post' || note.type === 'EmailReceived'
         ? {
             attachmentsIds: ids,
@@ -93,9 +106,11 @@ class Streams {
     const body = ctx.body && typeof ctx.body === 'object' && !Array.isArray(ctx.body) ? ctx.body : {};
     const type = body.type ?? 'Post';
     if (body.parentType && body.parentId) {
-      // A parent the user may not read, or that does not exist (AccessChecker::checkEntityCreate): 403.
-      if (!isEntityType(String(body.parentType)) || ctx.restricted.has(String(body.parentType))) throw new ApiError(403, '');
-      if (!this.store.table(String(body.parentType)).get(String(body.parentId))) throw new ApiError(403, '');
+      // A parent the user may not read the stream of, or that does not exist: Record\Service::create's access check
+      // (Classes/Acl/Note/AccessChecker::checkEntityCreate).
+      const noAccess = () => new ApiError(403, 'No create access.');
+      if (!isEntityType(String(body.parentType)) || ctx.restricted.has(String(body.parentType))) throw noAccess();
+      if (!this.store.table(String(body.parentType)).get(String(body.parentId))) throw noAccess();
     }
     if (type !== 'Post' && !ctx.user.isAdmin) throw new ApiError(403, "Only 'Post' type allowed.");
     if (!NOTE_TYPES.includes(type)) throw new ApiError(400, '');
@@ -104,14 +119,14 @@ class Streams {
       type, post: body.post ?? null, parentType: body.parentType ?? null, parentId: body.parentId ?? null,
       isInternal: Boolean(body.isInternal), attachmentsIds, createdById: ctx.user.id,
     });
-    return this.output(note);
+    return this.output(note, 'create');
   }
 
   /**
    * The paging and `where` on `type` of a stream request.
-   * @param {Ctx} ctx @param {Note[]} notes newest first
+   * @param {Ctx} ctx @param {Note[]} notes newest first @param {{ type: string, id: string }} [streamOf]
    */
-  page(ctx, notes) {
+  page(ctx, notes, streamOf = undefined) {
     const maxSize = ctx.query.maxSize === undefined || ctx.query.maxSize === '' ? null : Number.parseInt(String(ctx.query.maxSize), 10) || 0;
     const offset = Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0;
     if (maxSize !== null && maxSize > MAX_SIZE_LIMIT) throw new ApiError(403, `Max size should not exceed ${MAX_SIZE_LIMIT}. Use offset and limit.`);
@@ -128,14 +143,14 @@ class Streams {
     if (ctx.query.filter === 'posts') found = found.filter((note) => note.type === 'Post');
     if (ctx.query.filter === 'updates') found = found.filter((note) => note.type === 'Update' || note.type === 'Status');
     const size = maxSize ?? MAX_SIZE_LIMIT;
-    return { found, list: found.slice(offset, offset + size).map((note) => this.output(note)), more: found.length > offset + size };
+    return { found, list: found.slice(offset, offset + size).map((note) => this.output(note, 'list', streamOf)), more: found.length > offset + size };
   }
 
   /** GET /{entityType}/{id}/stream: the record's notes with the total. @param {Ctx} ctx @param {string} entityType @param {string} id */
   recordStream(ctx, entityType, id) {
     if (!this.parent(ctx, entityType, id)) throw new ApiError(404, '');
     const notes = this.notes.filter((note) => note.parentType === entityType && note.parentId === id).reverse();
-    const { found, list } = this.page(ctx, notes);
+    const { found, list } = this.page(ctx, notes, { type: entityType, id });
     return { total: found.length, list };
   }
 
