@@ -38,7 +38,7 @@ module.exports = (result, { model, sandbox }, assert) => {
 	assert.match(text('Find_opportunity'), /^The server denied access \(403\)\. The API user's role does not allow this/);
 	assert.match(
 		text('Post_to_stream'),
-		/^The server denied access \(403\)\. .*EspoCRM lets the API user post only to records it may read and whose stream its role allows \(Administration > Roles > Opportunity: Read and Stream\)\.$/,
+		/^The server denied access \(403\): No create access\. The API user's role does not allow this\. .*EspoCRM lets the API user post only to records it may read and whose stream its role allows \(Administration > Roles > Opportunity: Read and Stream\)\.$/,
 	);
 	assert.match(text('Update_record', 1), /^The parameter "JSON" is not valid JSON \(item 0\)\. \S/);
 	assert.equal(results[5].json[0].id, lead.id);
