@@ -70,6 +70,11 @@ function pollingTriggerAsManualStart(workflow) {
 	};
 }
 
+/** Whether a workflow has n8n's AI Agent node. */
+function isAgentWorkflow(workflow) {
+	return (workflow.nodes || []).some((node) => node.type === '@n8n/n8n-nodes-langchain.agent');
+}
+
 /** Every reference to our credential points at `credential` ({id, name}). */
 function withCredential(workflow, credential) {
 	return {
@@ -78,11 +83,6 @@ function withCredential(workflow, credential) {
 			n.credentials && n.credentials[CREDENTIAL_TYPE] ? { ...n, credentials: { ...n.credentials, [CREDENTIAL_TYPE]: { ...credential } } } : n,
 		),
 	};
-}
-
-/** Whether a workflow has n8n's AI Agent node. */
-function isAgentWorkflow(workflow) {
-	return (workflow.nodes || []).some((node) => node.type === '@n8n/n8n-nodes-langchain.agent');
 }
 
 /** [{ name, json, checkFile }] for the runner's `extraWorkflows`, in file-name order. */
