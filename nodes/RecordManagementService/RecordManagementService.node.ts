@@ -95,7 +95,7 @@ export class RecordManagementService implements INodeType {
 			...attachmentOperationFields,
 			...streamOperationFields,
 			...recordBodyFields,
-			...listFields({ operation: ['getMany', 'getManyRelated'] }),
+			...listFields({ operation: ['getMany', 'getManyRelated'] }, ['getStream']),
 			...recordOptionFields,
 			...emailOptionFields,
 			simplifyField,

@@ -383,13 +383,16 @@ export function wantedRecords(item: Item): number {
 	return limit;
 }
 
-/** Return All or Limit, the filter, field selection and sorting: the parameters of a list. */
-export function listFields(show: Show): INodeProperties[] {
-	return [...pagingFields(show), ...filterFields(show), listOptionsField(show)];
+/**
+ * Return All or Limit, the filter, field selection and sorting: the parameters of a list. `pagedOperations` are lists
+ * that have Return All and Limit only (Stream > Get Many): the paging parameters are declared once for all.
+ */
+export function listFields(show: Show, pagedOperations: string[] = []): INodeProperties[] {
+	const paged = pagedOperations.length ? { ...show, operation: [...((show?.operation as string[]) ?? []), ...pagedOperations] } : show;
+	return [...pagingFields(paged), ...filterFields(show), listOptionsField(show)];
 }
 
-/** Return All or Limit: the paging parameters of a list (Stream > Get Many has them without the filter). */
-export function pagingFields(show: Show): INodeProperties[] {
+function pagingFields(show: Show): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { pagingFields, wantedRecords } from '../../shared/filters';
+import { wantedRecords } from '../../shared/filters';
 import { pathOf } from '../../shared/paths';
 import { listRecords } from '../../shared/transport';
 
@@ -39,7 +39,7 @@ export const getStreamFields: INodeProperties[] = [
 		default: 'record',
 		displayOptions: { show },
 	},
-	...pagingFields(show),
+	// Return All and Limit: listFields in the node (each parameter is declared once).
 	{
 		displayName: 'Options',
 		name: 'streamOptions',
