@@ -33,6 +33,7 @@ import {
 } from './shared/metadata';
 import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
+import { simplifyField, withSimplify } from './shared/simplify';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -97,6 +98,7 @@ export class RecordManagementService implements INodeType {
 			...listFields({ operation: ['getMany', 'getManyRelated'] }, ['getStream']),
 			...recordOptionFields,
 			...emailOptionFields,
+			simplifyField,
 			requestSettingsField,
 		],
 	};
@@ -114,8 +116,9 @@ export class RecordManagementService implements INodeType {
 	 * (`routing` in resources/).
 	 */
 	customOperations = {
-		record: { create, getMany, update, upsert },
-		relationship: { getManyRelated, link, unlink },
+		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
+		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert },
+		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
 		email: { send },

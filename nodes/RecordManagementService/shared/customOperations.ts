@@ -4,6 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { asNodeError } from './errors';
 import type { Item } from './item';
 import { itemOf } from './item';
+import { withAdviceForModel } from './tool';
 import { runOf } from './transport';
 
 /**
@@ -101,7 +102,7 @@ export async function forEachItem(
 			});
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
 		} catch (error) {
-			const nodeError = asNodeError(runOf(context).node, error, index);
+			const nodeError = withAdviceForModel(runOf(context).node, asNodeError(runOf(context).node, error, index));
 			if (!context.continueOnFail()) {
 				failed = true;
 				throw nodeError;

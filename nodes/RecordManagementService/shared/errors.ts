@@ -1,6 +1,8 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { messageForModel } from './tool';
+
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
 export interface FailedResponse {
 	status?: number;
@@ -275,7 +277,7 @@ export function apiError(
 		...(Array.isArray(failure.body) ? { duplicates: failure.body as JsonObject[] } : {}),
 	};
 	return new NodeApiError(node, errorResponse, {
-		message,
+		message: messageForModel(node, message, description),
 		description,
 		httpCode: failure.status === undefined ? undefined : String(failure.status),
 		itemIndex,

@@ -10,6 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { messageForModel } from './tool';
+
 /**
  * One input item as the node's code sees it: its parameters, resolved for this item. Custom operations, the preSend
  * functions of routed operations and the triggers read parameters through it, so that the same helpers serve them all
@@ -46,10 +48,11 @@ function item(
 		json,
 		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
-			new NodeOperationError(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem} (item ${index})`, {
-				itemIndex: index,
-				...(description ? { description } : {}),
-			}),
+			new NodeOperationError(
+				theNode(),
+				messageForModel(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem} (item ${index})`, description),
+				{ itemIndex: index, ...(description ? { description } : {}) },
+			),
 	};
 }
 

@@ -16,7 +16,7 @@ export const leadOperations: INodeProperties = {
 		{
 			name: 'Convert',
 			value: 'convert',
-			action: 'Convert a lead',
+			action: 'Convert a lead by its ID',
 			description: 'Turn a lead into an account, a contact and an opportunity',
 		},
 	],

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { resolvePath } from '../../shared/paths';
+import { simplifyRoutedRecord } from '../../shared/simplify';
 import { createOptions } from './create';
 import { upsertFields, upsertOptions } from './upsert';
 
@@ -22,19 +23,19 @@ export const recordOperations: INodeProperties = {
 		{
 			name: 'Create',
 			value: 'create',
-			action: 'Create a record',
+			action: 'Create a record from the given fields',
 			description: 'Create a new record',
 		},
 		{
 			name: 'Create or Update',
 			value: 'upsert',
-			action: 'Create or update a record',
+			action: 'Create a record or update the one that matches a field',
 			description: 'Create a new record, or update the current one if it already exists (upsert)',
 		},
 		{
 			name: 'Delete',
 			value: 'delete',
-			action: 'Delete a record',
+			action: 'Delete a record by its ID',
 			description: 'Delete a record',
 			routing: {
 				request: { method: 'DELETE', url: '/{entityType}/{recordId}' },
@@ -45,23 +46,24 @@ export const recordOperations: INodeProperties = {
 		{
 			name: 'Get',
 			value: 'get',
-			action: 'Get a record',
+			action: 'Get a record by its ID',
 			description: 'Get a record by its ID',
 			routing: {
 				request: { method: 'GET', url: '/{entityType}/{recordId}' },
 				send: { preSend: [resolvePath], paginate: true },
+				output: { postReceive: [simplifyRoutedRecord] },
 			},
 		},
 		{
 			name: 'Get Many',
 			value: 'getMany',
-			action: 'Get many records',
+			action: 'Get many records that match conditions',
 			description: 'List records, with filters and sorting',
 		},
 		{
 			name: 'Update',
 			value: 'update',
-			action: 'Update a record',
+			action: 'Update the given fields of a record by its ID',
 			description: 'Change the given fields of a record; the others stay as they are',
 		},
 	],

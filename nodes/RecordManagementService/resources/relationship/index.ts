@@ -17,19 +17,19 @@ export const relationshipOperations: INodeProperties = {
 		{
 			name: 'Get Many Related',
 			value: 'getManyRelated',
-			action: 'Get many related records',
+			action: 'Get many records linked to a record',
 			description: 'List the records linked to a record through a relationship',
 		},
 		{
 			name: 'Link',
 			value: 'link',
-			action: 'Link records',
+			action: 'Link records to a record',
 			description: 'Link one or several records to a record',
 		},
 		{
 			name: 'Unlink',
 			value: 'unlink',
-			action: 'Unlink a record',
+			action: 'Unlink a record from a record',
 			description: 'Remove the link between two records; neither record is deleted',
 		},
 	],

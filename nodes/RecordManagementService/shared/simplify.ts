@@ -1,0 +1,79 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IExecuteSingleFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { runsAsTool } from './tool';
+
+/**
+ * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create and Update, whose
+ * answer is the whole record), for AI agents (a tool's output fills the model's context) and for workflows that only
+ * need the values. Off by default, so that saved workflows keep every field. Fields to Return (on lists) already
+ * limits what the server sends; Simplify also drops what no one reads from what is left.
+ */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to return a compact form of each record: fields without a value are left out, and so is the server's bookkeeping (deletion and follower flags, the details of each e-mail address and phone number, relationship columns, who created or changed the record). Useful when an AI agent reads the result.",
+	displayOptions: { show: { resource: ['record', 'relationship'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update'] } },
+};
+
+/** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */
+const BOOKKEEPING = new Set(['deleted', 'isFollowed', 'followersIds', 'followersNames', 'versionNumber', 'phoneNumbersMap']);
+/** E-mail address and phone number details (`emailAddressData`, `…IsOptedOut`, `…IsInvalid`), relationship columns, authors. */
+const BOOKKEEPING_PATTERN = /(Data|IsOptedOut|IsInvalid|Columns)$|^(createdBy|modifiedBy)(Id|Name)$/;
+
+function isEmpty(value: unknown): boolean {
+	if (value === null || value === undefined || value === '') return true;
+	if (Array.isArray(value)) return value.length === 0;
+	return typeof value === 'object' && Object.keys(value as object).length === 0;
+}
+
+/** A record without its empty fields and the server's bookkeeping. */
+export function simplifyRecord(record: IDataObject): IDataObject {
+	const compact: IDataObject = {};
+	for (const [name, value] of Object.entries(record)) {
+		if (isEmpty(value) || BOOKKEEPING.has(name) || BOOKKEEPING_PATTERN.test(name)) continue;
+		compact[name] = value;
+	}
+	return compact;
+}
+
+/** What a list tool tells the model when nothing matched (n8n would hand it an empty text). */
+export const NOTHING_FOUND: IDataObject = { found: 0, message: 'No records match.' };
+
+type CustomOperation = (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
+
+/**
+ * A custom operation with Simplify applied to the records of each input item that asks for it; for a list (Get Many,
+ * Get Many Related) run as an AI agent's tool, a "nothing found" item instead of no output at all.
+ */
+export function withSimplify(operation: CustomOperation, { list = false } = {}): CustomOperation {
+	return async function (this: IExecuteFunctions) {
+		const [items] = await operation.call(this);
+		const asked = new Map<number, boolean>();
+		const simplifies = (index: number) => {
+			if (!asked.has(index)) asked.set(index, this.getNodeParameter('simplify', index, false) === true);
+			return asked.get(index) === true;
+		};
+		const output = items.map((item) => {
+			const index = Array.isArray(item.pairedItem) ? undefined : typeof item.pairedItem === 'object' ? item.pairedItem.item : item.pairedItem;
+			if (item.error || index === undefined || !simplifies(index)) return item;
+			return { ...item, json: simplifyRecord(item.json) };
+		});
+		if (list && output.length === 0 && runsAsTool(this.getNode())) return [[{ json: { ...NOTHING_FOUND }, pairedItem: { item: 0 } }]];
+		return [output];
+	};
+}
+
+/** postReceive of Get (routed): the record simplified when the item asks for it. */
+export async function simplifyRoutedRecord(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	if (this.getNodeParameter('simplify', false) !== true) return items;
+	return items.map((item) => ({ ...item, json: simplifyRecord(item.json) }));
+}
