@@ -529,17 +529,22 @@ export async function routeRequest(
 	const method = (options.method ?? 'GET').toUpperCase();
 	const idempotent = IDEMPOTENT_METHODS.has(method);
 	const actions = postReceive.flatMap((receive) => receive.actions);
-	// Get: the answer is the item. Sent here, so that it is read up to a bound and checked to be a record.
-	if (actions.length === 0) {
-		const { body } = await send(this, itemIndex, { ...options, expect: 'record' });
-		return [{ json: body }];
-	}
+	const functions = actions.filter((action): action is PostReceiveFunction => typeof action === 'function');
+	const operation = this.getNodeParameter('operation', '') as string;
 	// Download: its postReceive functions get the bytes, read up to a bound, as n8n's routing would give them.
-	if (actions.every((action) => typeof action === 'function')) {
+	if (operation === 'download') {
 		const { body: answer } = await exchange<Exchanged>(this, itemIndex, options, idempotent, FILE_LIMIT, (exchanged) => exchanged);
 		const response: IN8nHttpFullResponse = { body: answer.bytes, headers: answer.headers, statusCode: answer.statusCode };
 		let items: INodeExecutionData[] = [{ json: {} }];
-		for (const action of actions as PostReceiveFunction[]) items = await action.call(this, items, response);
+		for (const action of functions) items = await action.call(this, items, response);
+		return items;
+	}
+	// Get: the answer is the item (then its postReceive functions, such as Simplify). Sent here, so that it is read
+	// up to a bound and checked to be a record.
+	if (operation === 'get') {
+		const { body } = await send(this, itemIndex, { ...options, expect: 'record' });
+		let items: INodeExecutionData[] = [{ json: body }];
+		for (const action of functions) items = await action.call(this, items, { body, headers: {}, statusCode: 200 });
 		return items;
 	}
 	// Delete: n8n's routing sends it and makes its item (its answer is not read by the node); the Timeout and the
