@@ -145,7 +145,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 			return [created];
 		} catch (error) {
 			records.lookAgain = true;
-			throw error;
+			throw asNodeError(item.node, error, item.index);
 		}
 	}
 	if (ids.length > 1 && options.onSeveralMatches !== 'updateAll') {
