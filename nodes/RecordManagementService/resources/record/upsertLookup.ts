@@ -44,10 +44,15 @@ function whereFor(field: string, values: unknown[]): IDataObject[] {
 	return [{ type: 'in', attribute: field, value: values }];
 }
 
-/** About how many characters a value adds to the look-up's query string (bracket names encoded, as n8n sends them). */
-function queryLengthOf(field: string, value: unknown): number {
-	const encoded = encodeURIComponent(String(value)).length;
-	return field === 'name' ? encoded + 3 * 40 + field.length : encoded + 40;
+/**
+ * How many characters the `index`th value adds to the look-up's query string, as n8n sends it (`qs` with indices:
+ * `where%5B0%5D%5Bvalue%5D%5B7%5D=ada%40example.com&`).
+ */
+function queryLengthOf(field: string, value: unknown, index: number): number {
+	const pair = (key: string, text: string) => encodeURIComponent(key).length + encodeURIComponent(text).length + 2;
+	if (field !== 'name') return pair(`where[0][value][${index}]`, String(value));
+	const at = `where[0][value][${index}]`;
+	return pair(`${at}[type]`, 'equals') + pair(`${at}[attribute]`, field) + pair(`${at}[value]`, String(value));
 }
 
 interface Wanted {
@@ -77,21 +82,26 @@ export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, p
 export class LookupGroup {
 	private chunk: Wanted[] = [];
 
-	private queryLength = 0;
+	/** The query string's length without the values: the where item's type and attribute, select, offset, maxSize. */
+	private readonly baseLength: number;
+
+	private queryLength: number;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly path: string,
 		private readonly field: string,
 		private readonly valuesPerLookup: number,
-	) {}
+	) {
+		this.baseLength = 200 + 2 * field.length;
+		this.queryLength = this.baseLength;
+	}
 
 	/** The records that have this match value (`key` is its matchKeyOf form, `value` what is sent). */
 	find(key: string, value: unknown, itemIndex: number): Promise<IDataObject[]> {
-		const length = queryLengthOf(this.field, value);
-		if (this.chunk.length > 0 && this.queryLength + length > MAX_LOOKUP_QUERY_LENGTH) this.flush();
+		if (this.chunk.length > 0 && this.queryLength + queryLengthOf(this.field, value, this.chunk.length) > MAX_LOOKUP_QUERY_LENGTH) this.flush();
+		this.queryLength += queryLengthOf(this.field, value, this.chunk.length);
 		const found = new Promise<IDataObject[]>((resolve, reject) => this.chunk.push({ key, value, itemIndex, resolve, reject }));
-		this.queryLength += length;
 		if (this.chunk.length >= this.valuesPerLookup) this.flush();
 		return found;
 	}
@@ -99,7 +109,7 @@ export class LookupGroup {
 	flush(): void {
 		const chunk = this.chunk;
 		this.chunk = [];
-		this.queryLength = 0;
+		this.queryLength = this.baseLength;
 		if (chunk.length > 0) void this.lookUp(chunk);
 	}
 
@@ -107,7 +117,7 @@ export class LookupGroup {
 	abandon(error: unknown): void {
 		for (const wanted of this.chunk) wanted.reject(error);
 		this.chunk = [];
-		this.queryLength = 0;
+		this.queryLength = this.baseLength;
 	}
 
 	private async lookUp(chunk: Wanted[]): Promise<void> {
