@@ -129,6 +129,28 @@ const JOBS = [
 	},
 
 	{
+		// Issue 31, point 6: the creates of the `create` job against a server that spends CPU on each request on the
+		// same cores as n8n (the key server, one thread), without and with 3 ms per request
+		name: 'createServerCpu',
+		onlyWhenAsked: true,
+		title: `${CREATES.toLocaleString('en')} creates against a server that spends CPU per request (key server)`,
+		prepare: (sb, c) => sb.call('reset', { latencyMs: c.latency, cpuMs: c.cpuMs }),
+		check: checks(expectRequests(CREATES), all2xx, async (r, sb) => {
+			const n = await sb.call('keyServerCounts');
+			return n.count === CREATES ? [] : [`${n.count} Contacts on the key server, expected ${CREATES}`];
+		}),
+		cases: [0, 3].flatMap((cpuMs) => [
+			{ key: `node${cpuMs}`, server: 'keys', cpuMs, system: 'n8n', label: `this node, server CPU ${cpuMs} ms per request`, workflow: 'rmsBenchCreate03', latency: 20, ref: `raw${cpuMs}` },
+			{ key: `raw${cpuMs}`, server: 'keys', cpuMs, system: 'raw', label: `raw, ${PARALLEL} in flight, server CPU ${cpuMs} ms per request`, latency: 20, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
+		]),
+		goals: [0, 3].map((cpuMs) => ({
+			text: `creates at 20 ms, server CPU ${cpuMs} ms per request: this node ≤ 1.5x raw (the create job's goal, for comparison)`,
+			ratio: [`node${cpuMs}`, `raw${cpuMs}`],
+			max: 1.5,
+		})),
+	},
+
+	{
 		name: 'returnAll',
 		title: `Return All, ${LIST_RECORDS.toLocaleString('en')} records`,
 		setup: async (sb) => {

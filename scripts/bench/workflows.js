@@ -118,6 +118,27 @@ const summarizeIds = {
 
 function build({ baseUrl, listBaseUrl, creates, massIds, upserts }) {
 	return [
+		// the creates of rmsBenchCreate01 against the key server, which can spend CPU per request (createServerCpu)
+		workflow(
+			'rmsBenchCreate03',
+			'bench: creates on the key server, this node',
+			[
+				itemsNode(creates, CONTACT_ITEM),
+				ourNode(
+					'Create',
+					{
+						resource: 'record',
+						operation: 'create',
+						entityType: 'Contact',
+						bodyMode: 'fields',
+						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
+						createOptions: { skipDuplicateCheck: true },
+					},
+					KEYS_CREDENTIAL,
+				),
+			],
+			['Create'],
+		),
 		// Create or Update by e-mail address, against the key server (see sandbox-server.js)
 		workflow(
 			'rmsBenchUpsert01',
