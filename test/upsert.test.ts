@@ -257,6 +257,24 @@ describe('Create or Update: failures stay with their items', () => {
 		expect(store().count('Contact')).toBe(2);
 	});
 
+	test('an update refused (404) fails that item; the next item of the value looks again before it writes', async () => {
+		const gone = store().create('Contact', { lastName: 'Gone', emailAddress: 'gone@example.com' });
+		bed.sandbox.faults.failNext({ method: 'PUT', pathPrefix: `/Contact/${gone.id}`, status: 404 });
+		const result = await bed.run(
+			upsertByEmail(),
+			[
+				{ email: 'gone@example.com', first: 'G', last: 'One', note: '1' },
+				{ email: 'gone@example.com', first: 'G', last: 'Two', note: '2' },
+			],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect((result.items[0].error as RunResult['error'])?.httpCode).toBe('404');
+		// The record is still there (the 404 came from the fault switch): the second item finds it again and updates it.
+		expect(result.items[1].json).toMatchObject({ id: gone.id, lastName: 'Two' });
+		expect(paths(bed.received())).toEqual(['GET /Contact', `PUT /Contact/${gone.id}`, 'GET /Contact', `PUT /Contact/${gone.id}`]);
+		expect(whereOf(lookups()[1])).toEqual([{ type: 'equals', attribute: 'emailAddress', value: 'gone@example.com' }]);
+	});
+
 	test('bad input of one item: with Continue on fail the others are written, without it nothing is sent', async () => {
 		const items = [
 			{ email: 'a@example.com', first: 'A', last: 'A', note: '' },

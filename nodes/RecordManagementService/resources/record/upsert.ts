@@ -8,6 +8,7 @@ import { itemOf } from '../../shared/item';
 import { pathOf } from '../../shared/paths';
 import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
 import { apiRequest, runOf } from '../../shared/transport';
+import type { ApiRequest } from '../../shared/transport';
 import { entityTypeOf, requirePlainIdentifier } from '../../shared/validation';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchKeyOf } from './upsertLookup';
 
@@ -106,7 +107,7 @@ function read(item: Item): Upsert {
 class MatchedRecords {
 	ids?: string[];
 
-	/** A create of this value failed (it may have been carried out): the next item looks again before writing. */
+	/** A write of this value failed (a create may have been carried out): the next item looks again before writing. */
 	lookAgain = false;
 
 	/** The last item of this value to write. */
@@ -133,20 +134,20 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	records.ids = ids;
 	// The node failed while this item waited for its look-up: it is not sent.
 	if (stopped()) return [];
-	if (ids.length === 0) {
+	// A write that failed may have been carried out (a create after a lost connection), or its record may be gone:
+	// the value's next item looks again instead of trusting what this run knew.
+	const send = async (request: ApiRequest) => {
 		try {
-			const created = await apiRequest(context, item.index, {
-				method: 'POST',
-				url: path,
-				body: { [matchField]: matchValue, ...body },
-				headers: duplicateCheckHeaders(options),
-			});
-			records.ids = [String(created.id)];
-			return [created];
+			return await apiRequest(context, item.index, request);
 		} catch (error) {
 			records.lookAgain = true;
 			throw asNodeError(item.node, error, item.index);
 		}
+	};
+	if (ids.length === 0) {
+		const created = await send({ method: 'POST', url: path, body: { [matchField]: matchValue, ...body }, headers: duplicateCheckHeaders(options) });
+		records.ids = [String(created.id)];
+		return [created];
 	}
 	if (ids.length > 1 && options.onSeveralMatches !== 'updateAll') {
 		throw new NodeOperationError(
@@ -160,7 +161,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	}
 	const updated: IDataObject[] = [];
 	for (const id of ids) {
-		updated.push(await apiRequest(context, item.index, { method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body }));
+		updated.push(await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body }));
 	}
 	return updated;
 }
