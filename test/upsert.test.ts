@@ -111,7 +111,8 @@ describe('Create or Update at scale', () => {
 		expectNoOutputError(result);
 		expect(lookups()).toHaveLength(8);
 		expect(bed.received()).toHaveLength(48);
-		expect(bed.sandbox.maxInFlightSeen).toBe(3);
+		expect(bed.sandbox.maxInFlightSeen).toBeGreaterThan(1);
+		expect(bed.sandbox.maxInFlightSeen).toBeLessThanOrEqual(3);
 		expect(store().count('Contact')).toBe(40);
 	});
 
