@@ -808,8 +808,8 @@ describe('Record > Create or Update', () => {
 	function expectLookup(request: RecordedRequest, value: string, offset = '0') {
 		expect(`${request.method} ${request.path}`).toBe('GET /Contact');
 		expect(request.query).toEqual({
-			where: [{ type: 'equals', attribute: 'emailAddress', value }],
-			select: 'id',
+			where: [{ type: 'in', attribute: 'emailAddress', value: [value] }],
+			select: 'id,emailAddress',
 			offset,
 			maxSize: '200',
 		});
@@ -894,7 +894,8 @@ describe('Record > Create or Update', () => {
 			],
 		);
 		expectNoOutputError(result);
-		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact', 'GET /Contact', `PUT /Contact/${result.json[0].id}`]);
+		// One look-up for both (the value once), then the create and the update of what it created.
+		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact', `PUT /Contact/${result.json[0].id}`]);
 		expect(bed.received('POST')[0].body).toEqual({ emailAddress: 'ada@example.com', firstName: 'Ada', lastName: 'Byron' });
 		expect(bed.received('PUT')[0].body).toEqual({ firstName: 'Ada', lastName: 'Lovelace' });
 		expect(result.json).toHaveLength(2);
@@ -1052,8 +1053,8 @@ describe('Record > bad input is refused before anything is sent', () => {
 		);
 		expect(noValue.error?.name).toBe('NodeOperationError');
 		expect(noValue.error?.message).toContain('"Match Value" is empty (item 1)');
-		// Item 0 ran (lookup and create), item 1 sent nothing.
-		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact']);
+		// Item 1 is refused while the items are read, before item 0's look-up is sent: nothing is sent.
+		expect(paths(bed.received())).toEqual([]);
 	});
 
 	test('an expression Entity Type does not make n8n require "Entity Type Name"; an empty name is refused at run time', async () => {
@@ -1165,8 +1166,8 @@ describe('Record > Continue on fail', () => {
 		expect(result.items[0].json).toMatchObject({ lastName: 'Ex' });
 		expect((result.items[1].error as RunResult['error'])?.message).toContain('2 Contact records');
 		expect(result.items[2].json).toMatchObject({ lastName: 'Why' });
-		// Items of different match values run at once: each looks (GET), the two unambiguous ones then create.
-		expect(paths(bed.received()).sort()).toEqual(['GET /Contact', 'GET /Contact', 'GET /Contact', 'POST /Contact', 'POST /Contact']);
+		// One look-up for the three values, then the two unambiguous ones create.
+		expect(paths(bed.received()).sort()).toEqual(['GET /Contact', 'POST /Contact', 'POST /Contact']);
 		expect(store().count('Contact')).toBe(4);
 	});
 });

@@ -16,12 +16,21 @@ const MASS_IDS = 10000;
 const LIST_RECORDS = 20000;
 const MEMORY_RECORDS = 100000;
 const PARALLEL = 5; // the node's default Max Parallel Requests
+const UPSERTS = 10000;
+const UPSERT_CHUNK = 100; // the node's default Match Values per Look-Up
 
 const items = Array.from({ length: CREATES }, (_, i) => {
 	const c = contact(i);
 	return { first: c.firstName, last: c.lastName, email: c.emailAddress };
 });
 const ids = Array.from({ length: MASS_IDS }, (_, i) => benchId(i));
+const upsertItems = Array.from({ length: UPSERTS }, (_, i) => {
+	const c = contact(i);
+	return { first: c.firstName, last: c.lastName, email: c.emailAddress };
+});
+// half of the items' addresses are on the server before each case: every other one
+const storedIndexes = Array.from({ length: UPSERTS / 2 }, (_, k) => 2 * k);
+let keyServerVerified = false;
 
 // ---------------------------------------------------------------------------------------------------------
 // checks: each returns a list of problems ([] = fine)
@@ -95,6 +104,53 @@ const JOBS = [
 	})),
 
 	{
+		name: 'upsert',
+		title: `Create or Update of ${UPSERTS.toLocaleString('en')} items by e-mail address, ${(UPSERTS / 2).toLocaleString('en')} of them on the server (key server)`,
+		prepare: async (sb, c) => {
+			await sb.call('reset', { latencyMs: c.latency });
+			await sb.call('fillKeyServer', { indexes: storedIndexes, verify: !keyServerVerified });
+			keyServerVerified = true;
+		},
+		check: checks(all2xx, async (r, sb) => {
+			const n = await sb.call('keyServerCounts');
+			return n.count === UPSERTS && n.emails === UPSERTS && n.stored === 0
+				? []
+				: [`${n.count} Contacts (${n.emails} addresses, ${n.stored} not updated) on the key server, expected ${UPSERTS}, each once and updated`];
+		}),
+		cases: [
+			{ key: 'node20', server: 'keys', system: 'n8n', label: 'this node', workflow: 'rmsBenchUpsert01', latency: 20, ref: 'rawChunk20', check: expectRequests(UPSERTS + UPSERTS / UPSERT_CHUNK) },
+			{ key: 'rawChunk20', server: 'keys', system: 'raw', label: `raw, chunked look-ups (${UPSERT_CHUNK}), ${PARALLEL} in flight`, latency: 20, check: expectRequests(UPSERTS + UPSERTS / UPSERT_CHUNK), raw: (u) => raw.upsertsChunked(u, { items: upsertItems, chunkSize: UPSERT_CHUNK, concurrency: PARALLEL }) },
+			{ key: 'rawItem20', server: 'keys', system: 'raw', label: `raw, per item (look-up + write), ${PARALLEL} in flight`, latency: 20, ref: 'rawChunk20', check: expectRequests(2 * UPSERTS), raw: (u) => raw.upsertsPerItem(u, { items: upsertItems, concurrency: PARALLEL }) },
+		],
+		goals: [
+			{ text: `Create or Update of ${UPSERTS.toLocaleString('en')} at 20 ms: this node ≤ 1.3x the chunked raw client`, ratio: ['node20', 'rawChunk20'], max: 1.3 },
+			{ text: `Create or Update of ${UPSERTS.toLocaleString('en')} at 20 ms: this node at least 1.6x faster than the per-item raw client (ratio ≤ 0.625)`, ratio: ['node20', 'rawItem20'], max: 1 / 1.6 },
+		],
+	},
+
+	{
+		// Issue 31, point 6: the creates of the `create` job against a server that spends CPU on each request on the
+		// same cores as n8n (the key server, one thread), without and with 3 ms per request
+		name: 'createServerCpu',
+		onlyWhenAsked: true,
+		title: `${CREATES.toLocaleString('en')} creates against a server that spends CPU per request (key server)`,
+		prepare: (sb, c) => sb.call('reset', { latencyMs: c.latency, cpuMs: c.cpuMs }),
+		check: checks(expectRequests(CREATES), all2xx, async (r, sb) => {
+			const n = await sb.call('keyServerCounts');
+			return n.count === CREATES ? [] : [`${n.count} Contacts on the key server, expected ${CREATES}`];
+		}),
+		cases: [0, 3].flatMap((cpuMs) => [
+			{ key: `node${cpuMs}`, server: 'keys', cpuMs, system: 'n8n', label: `this node, server CPU ${cpuMs} ms per request`, workflow: 'rmsBenchCreate03', latency: 20, ref: `raw${cpuMs}` },
+			{ key: `raw${cpuMs}`, server: 'keys', cpuMs, system: 'raw', label: `raw, ${PARALLEL} in flight, server CPU ${cpuMs} ms per request`, latency: 20, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
+		]),
+		goals: [0, 3].map((cpuMs) => ({
+			text: `creates at 20 ms, server CPU ${cpuMs} ms per request: this node ≤ 1.5x raw (the create job's goal, for comparison)`,
+			ratio: [`node${cpuMs}`, `raw${cpuMs}`],
+			max: 1.5,
+		})),
+	},
+
+	{
 		name: 'returnAll',
 		title: `Return All, ${LIST_RECORDS.toLocaleString('en')} records`,
 		setup: async (sb) => {
@@ -143,4 +199,4 @@ const JOBS = [
 	},
 ];
 
-module.exports = { JOBS, CREATES, MASS_IDS };
+module.exports = { JOBS, CREATES, MASS_IDS, UPSERTS };

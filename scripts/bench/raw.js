@@ -138,4 +138,44 @@ const listAll = (baseUrl, { parallel, keepAlive }) =>
 		return { records, unique: ids.size };
 	});
 
-module.exports = { creates, mass, listAll, pool };
+/** The query of a look-up by e-mail address, as the node sends it: `in` with a list of values, or `equals`. */
+function lookupQuery(emails) {
+	const query = { 'where[0][type]': Array.isArray(emails) ? 'in' : 'equals', 'where[0][attribute]': 'emailAddress' };
+	if (Array.isArray(emails)) emails.forEach((email, i) => (query[`where[0][value][${i}]`] = email));
+	else query['where[0][value]'] = emails;
+	return { ...query, select: 'id,emailAddress', offset: 0, maxSize: PAGE_SIZE };
+}
+
+/** Create or Update of one item whose record is `id` (or none): PUT the fields, or POST them with the address. */
+const writeUpsert = (send, item, id) =>
+	id
+		? send('PUT', `/Contact/${id}`, { body: { firstName: item.first, lastName: item.last } })
+		: send('POST', '/Contact', { body: { emailAddress: item.email, firstName: item.first, lastName: item.last } });
+
+/**
+ * Create or Update by e-mail address, the chunked scheme: the addresses looked up `chunkSize` at a time (`in`),
+ * `concurrency` look-ups at once, the answers matched back by lower-case address; then every item written,
+ * `concurrency` at once. The items' addresses are all different (as in the bench's input).
+ */
+const upsertsChunked = (baseUrl, { items, chunkSize, concurrency, keepAlive }) =>
+	timed(baseUrl, keepAlive, async (send) => {
+		const chunks = [];
+		for (let i = 0; i < items.length; i += chunkSize) chunks.push(items.slice(i, i + chunkSize).map((item) => item.email));
+		const found = new Map();
+		await pool(chunks.length, concurrency, async (i) => {
+			const reply = await send('GET', '/Contact', { query: lookupQuery(chunks[i]) });
+			for (const r of reply.list) found.set(String(r.emailAddress).toLowerCase(), r.id);
+		});
+		await pool(items.length, concurrency, (i) => writeUpsert(send, items[i], found.get(items[i].email.toLowerCase())));
+	});
+
+/** Create or Update by e-mail address, one item after another as the node did before: look up, then write. */
+const upsertsPerItem = (baseUrl, { items, concurrency, keepAlive }) =>
+	timed(baseUrl, keepAlive, async (send) => {
+		await pool(items.length, concurrency, async (i) => {
+			const reply = await send('GET', '/Contact', { query: lookupQuery(items[i].email) });
+			await writeUpsert(send, items[i], reply.list[0] && reply.list[0].id);
+		});
+	});
+
+module.exports = { creates, mass, listAll, upsertsChunked, upsertsPerItem, pool };

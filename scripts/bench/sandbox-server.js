@@ -13,6 +13,14 @@
  *                 order and the same JSON, built once from store.list(); `verifyListServer` compares pages with the
  *                 sandbox's own answers. See README.md, "The list server".
  *
+ *   key server    for the upsert job: the sandbox filters and sorts the whole table for every list request (35 ms of
+ *                 CPU for one look-up by e-mail address among 10,000 Contacts, 10,000 look-ups for the per-item
+ *                 reference: six minutes of the server's CPU), so this server keeps Contacts by id and by
+ *                 lower-case e-mail address and answers what Create or Update sends: GET /api/v1/Contact with one
+ *                 where item `in` or `equals` on emailAddress (case-insensitive, as EspoCRM), POST /api/v1/Contact
+ *                 (409 for an address it has, as EspoCRM's duplicate check) and PUT /api/v1/Contact/{id};
+ *                 `verifyKeyServer` compares its look-ups with the sandbox's. See README.md, "The key server".
+ *
  * Commands arrive over the IPC channel as {id, cmd, ...args}; each is answered with {id, result} or {id, error}.
  * Only summaries cross the channel: the recorded requests stay here.
  */
@@ -61,6 +69,116 @@ function startListServer() {
 	);
 }
 
+const keys = { server: null, origin: '', latencyMs: 0, cpuMs: 0, requests: [], inFlight: 0, maxInFlight: 0, byId: new Map(), byEmail: new Map(), created: 0 };
+
+const emailKey = (value) => String(value ?? '').trim().toLowerCase();
+
+function keyServerStore(record) {
+	keys.byId.set(record.id, record);
+	if (record.emailAddress) keys.byEmail.set(emailKey(record.emailAddress), record.id);
+}
+
+/** The match values of a look-up: where[0][value] or where[0][value][n], as the node and the raw client send them. */
+function lookedUp(searchParams) {
+	const values = [];
+	for (const [k, v] of searchParams) if (/^where\[0\]\[value\](\[\d+\])?$/.test(k)) values.push(v);
+	return { type: searchParams.get('where[0][type]'), attribute: searchParams.get('where[0][attribute]'), values };
+}
+
+/** The key server: Contacts by id and e-mail address; the look-ups, creates and updates of Create or Update. */
+function startKeyServer() {
+	keys.server = http.createServer((req, res) => {
+		const entry = { method: req.method, path: '', headers: req.headers, status: null, startedAt: now(), endedAt: null };
+		keys.requests.push(entry);
+		keys.maxInFlight = Math.max(keys.maxInFlight, ++keys.inFlight);
+		const url = new URL(req.url, 'http://x');
+		entry.path = url.pathname.replace(/^\/api\/v1/, '');
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', async () => {
+			// A server's own work per request, on the machine's cores (`cpuMs`, the createServerCpu job): this thread is
+			// busy meanwhile, as a one-threaded server would be; then the latency, which costs no CPU.
+			if (keys.cpuMs > 0) for (const end = performance.now() + keys.cpuMs; performance.now() < end; );
+			if (keys.latencyMs > 0) await sleep(keys.latencyMs);
+			let status = 200;
+			let body = '';
+			const reply = (s, json) => {
+				status = s;
+				body = json === undefined ? '' : JSON.stringify(json);
+			};
+			const idMatch = /^\/Contact\/([^/]+)$/.exec(entry.path);
+			try {
+				if (req.headers['x-api-key'] !== SANDBOX_CREDENTIALS.apiKey) reply(401);
+				else if (req.method === 'GET' && entry.path === '/Contact') {
+					const where = lookedUp(url.searchParams);
+					if (where.attribute !== 'emailAddress' || !['in', 'equals'].includes(where.type)) reply(400);
+					else {
+						const found = [...new Set(where.values.map((v) => keys.byEmail.get(emailKey(v))).filter(Boolean))];
+						const list = found.map((id) => keys.byId.get(id)).map((r) => ({ id: r.id, name: `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim(), emailAddress: r.emailAddress }));
+						reply(200, { total: list.length, list });
+					}
+				} else if (req.method === 'POST' && entry.path === '/Contact') {
+					const values = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+					if (!values.lastName) reply(400);
+					else if (keys.byEmail.has(emailKey(values.emailAddress)) && String(req.headers['x-skip-duplicate-check']).toLowerCase() !== 'true') reply(409);
+					else {
+						const at = new Date().toISOString().slice(0, 19).replace('T', ' ');
+						const record = { id: `k${(++keys.created).toString(16).padStart(16, '0')}`, ...values, createdAt: at, modifiedAt: at };
+						keyServerStore(record);
+						reply(200, record);
+					}
+				} else if (req.method === 'PUT' && idMatch) {
+					const record = keys.byId.get(decodeURIComponent(idMatch[1]));
+					if (!record) reply(404);
+					else {
+						Object.assign(record, JSON.parse(Buffer.concat(chunks).toString('utf8')), { modifiedAt: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+						keyServerStore(record);
+						reply(200, record);
+					}
+				} else reply(404);
+			} catch {
+				reply(400);
+			}
+			res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+			res.end(body);
+			entry.status = status;
+			entry.endedAt = now();
+			keys.inFlight--;
+		});
+	});
+	return new Promise((resolve) =>
+		keys.server.listen(0, '127.0.0.1', () => {
+			keys.origin = `http://127.0.0.1:${keys.server.address().port}`;
+			resolve();
+		}),
+	);
+}
+
+/**
+ * The key server's look-ups must find what the sandbox finds: the same Contacts stored in both (the sandbox is
+ * emptied afterwards), the same `in` and `equals` look-ups in other letter case, the same records found.
+ */
+async function verifyKeyServer() {
+	sandbox.reset();
+	const sample = [...keys.byId.values()].slice(0, 20);
+	for (const r of sample) sandbox.store.create('Contact', { id: r.id, firstName: r.firstName, lastName: r.lastName, emailAddress: r.emailAddress });
+	const wanted = [...sample.slice(0, 10).map((r) => r.emailAddress.toUpperCase()), 'nobody@bench.example.com'];
+	const queries = [
+		wanted.map((v, i) => `where[0][value][${i}]=${encodeURIComponent(v)}`).join('&') + '&where[0][type]=in&where[0][attribute]=emailAddress',
+		`where[0][type]=equals&where[0][attribute]=emailAddress&where[0][value]=${encodeURIComponent(wanted[3])}`,
+	];
+	for (const q of queries) {
+		const get = async (origin) =>
+			(await (await fetch(`${origin}/api/v1/Contact?${q}&select=id,emailAddress&offset=0&maxSize=200`, { headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey } })).json()).list
+				.map((r) => `${r.id} ${r.emailAddress}`)
+				.sort()
+				.join(', ');
+		const [a, b] = [await get(sandbox.origin), await get(keys.origin)];
+		if (a !== b) throw new Error(`the key server found ${b || 'nothing'} where the sandbox found ${a || 'nothing'}`);
+	}
+	sandbox.reset();
+}
+
 /** The sandbox's answer and the list server's for the same page must be equal. */
 async function verifyListServer(offset) {
 	const get = async (origin) =>
@@ -71,7 +189,7 @@ async function verifyListServer(offset) {
 
 /** What the bench wants to know about the requests since the last `mark`, from whichever server got them. */
 function stats() {
-	const reqs = [...sandbox.requests, ...list.requests];
+	const reqs = [...sandbox.requests, ...list.requests, ...keys.requests];
 	const byStatus = {};
 	const connection = {};
 	for (const r of reqs) {
@@ -81,7 +199,7 @@ function stats() {
 	}
 	return {
 		count: reqs.length,
-		servers: { sandbox: sandbox.requests.length, list: list.requests.length },
+		servers: { sandbox: sandbox.requests.length, list: list.requests.length, keys: keys.requests.length },
 		byStatus,
 		// the Connection header: n8n sends "close" (a new connection per request)
 		connection,
@@ -89,23 +207,29 @@ function stats() {
 		busyMs: reqs.reduce((sum, r) => sum + (r.endedAt === null ? 0 : r.endedAt - r.startedAt), 0),
 		firstStartedAt: Math.min(...reqs.map((r) => r.startedAt)),
 		lastEndedAt: Math.max(...reqs.map((r) => r.endedAt || 0)),
-		maxInFlight: Math.max(sandbox.maxInFlightSeen, list.maxInFlight),
+		maxInFlight: Math.max(sandbox.maxInFlightSeen, list.maxInFlight, keys.maxInFlight),
 	};
 }
 
 const commands = {
 	/** Empties the store (and requests, faults) and the list server; sets the latency of both. */
-	reset({ latencyMs = 0 }) {
+	reset({ latencyMs = 0, cpuMs = 0 }) {
 		sandbox.reset();
 		sandbox.faults.latencyMs = latencyMs;
 		list.latencyMs = latencyMs;
 		list.records = [];
 		list.total = 0;
+		keys.latencyMs = latencyMs;
+		keys.cpuMs = cpuMs;
+		keys.byId.clear();
+		keys.byEmail.clear();
+		keys.created = 0;
 		return true;
 	},
 	latency({ ms }) {
 		sandbox.faults.latencyMs = ms;
 		list.latencyMs = ms;
+		keys.latencyMs = ms;
 		return ms;
 	},
 	seed({ entityType, count }) {
@@ -122,12 +246,28 @@ const commands = {
 		await verifyListServer(Math.max(0, records.length - 200));
 		return { origin: list.origin, total: list.total };
 	},
+	/**
+	 * Fills the key server with the Contacts `indexes` (contact(i), id benchId(i), last name "Stored"), checked
+	 * against the sandbox once (`verify`).
+	 */
+	async fillKeyServer({ indexes, verify }) {
+		for (const i of indexes) keyServerStore({ id: benchId(i), ...contact(i), lastName: 'Stored' });
+		if (verify) await verifyKeyServer();
+		return keys.byId.size;
+	},
+	/** The key server's Contacts: how many, how many different e-mail addresses, how many still as stored. */
+	keyServerCounts: () => {
+		const records = [...keys.byId.values()];
+		return { count: records.length, emails: new Set(records.map((r) => emailKey(r.emailAddress))).size, stored: records.filter((r) => r.lastName === 'Stored').length };
+	},
 	/** Starts a measurement: forgets earlier requests and the in-flight peaks. */
 	mark() {
 		sandbox.clearRequests();
 		sandbox.maxInFlightSeen = 0;
 		list.requests = [];
 		list.maxInFlight = 0;
+		keys.requests = [];
+		keys.maxInFlight = 0;
 		return true;
 	},
 	stats,
@@ -139,6 +279,7 @@ const commands = {
 async function main() {
 	sandbox = await startSandbox({ port: 0, dialect: 'standard', failedLoginLimit: 0 });
 	await startListServer();
+	await startKeyServer();
 	process.on('message', async (msg) => {
 		try {
 			const fn = commands[msg.cmd];
@@ -150,7 +291,7 @@ async function main() {
 	});
 	// the bench gone (finished, failed or killed): nothing is left running
 	process.on('disconnect', () => process.exit(0));
-	process.send({ ready: true, origin: sandbox.origin, baseUrl: sandbox.baseUrl, listOrigin: list.origin, listBaseUrl: `${list.origin}/api/v1` });
+	process.send({ ready: true, origin: sandbox.origin, baseUrl: sandbox.baseUrl, listOrigin: list.origin, listBaseUrl: `${list.origin}/api/v1`, keysOrigin: keys.origin, keysBaseUrl: `${keys.origin}/api/v1` });
 }
 
 module.exports = { benchId, contact };

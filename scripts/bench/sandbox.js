@@ -38,6 +38,8 @@ function startSandboxProcess(registry) {
 					baseUrl: msg.baseUrl,
 					listOrigin: msg.listOrigin,
 					listBaseUrl: msg.listBaseUrl,
+					keysOrigin: msg.keysOrigin,
+					keysBaseUrl: msg.keysBaseUrl,
 					pid: child.pid,
 					call(cmd, args = {}) {
 						const id = nextId++;

@@ -8,13 +8,15 @@
 // one credential per server: the sandbox, and the list server of the Return All jobs (see sandbox-server.js)
 const CREDENTIAL = { id: 'rmsBenchApiKey01', name: 'RMS bench sandbox (API key)' };
 const LIST_CREDENTIAL = { id: 'rmsBenchListKey1', name: 'RMS bench list server (API key)' };
+const KEYS_CREDENTIAL = { id: 'rmsBenchKeysKey1', name: 'RMS bench key server (API key)' };
 const API_KEY = 'sandbox-api-key';
 const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 
-function credentials({ origin, listOrigin }) {
+function credentials({ origin, listOrigin, keysOrigin }) {
 	return [
 		[CREDENTIAL, origin],
 		[LIST_CREDENTIAL, listOrigin],
+		[KEYS_CREDENTIAL, keysOrigin],
 	].map(([c, baseUrl]) => ({
 		...c,
 		type: 'recordManagementServiceApi',
@@ -114,8 +116,52 @@ const summarizeIds = {
 	},
 };
 
-function build({ baseUrl, listBaseUrl, creates, massIds }) {
+function build({ baseUrl, listBaseUrl, creates, massIds, upserts }) {
 	return [
+		// the creates of rmsBenchCreate01 against the key server, which can spend CPU per request (createServerCpu)
+		workflow(
+			'rmsBenchCreate03',
+			'bench: creates on the key server, this node',
+			[
+				itemsNode(creates, CONTACT_ITEM),
+				ourNode(
+					'Create',
+					{
+						resource: 'record',
+						operation: 'create',
+						entityType: 'Contact',
+						bodyMode: 'fields',
+						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
+						createOptions: { skipDuplicateCheck: true },
+					},
+					KEYS_CREDENTIAL,
+				),
+			],
+			['Create'],
+		),
+		// Create or Update by e-mail address, against the key server (see sandbox-server.js)
+		workflow(
+			'rmsBenchUpsert01',
+			'bench: create or update, this node',
+			[
+				itemsNode(upserts, CONTACT_ITEM),
+				ourNode(
+					'Create or Update',
+					{
+						resource: 'record',
+						operation: 'upsert',
+						entityType: 'Contact',
+						matchField: 'emailAddress',
+						matchValue: '={{ $json.email }}',
+						bodyMode: 'fields',
+						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' },
+					},
+					KEYS_CREDENTIAL,
+				),
+			],
+			['Create or Update'],
+		),
+
 		// n8n itself: the memory baseline
 		workflow('rmsBenchEmpty001', 'bench: empty', [{ name: 'Nothing', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} }], ['Nothing']),
 

@@ -185,6 +185,18 @@ function compileItem(item, ctx) {
   }
   if (DATE_TYPES.has(type)) return datePredicate(type, value, ctx.now, { cmp, range, halfOpen, get });
 
+  // EspoCRM compares an e-mail or phone field with every address of the record, not only the primary one
+  // (Orm/FieldConverters/Email.php, Phone.php: `=` and `IN` join all of them).
+  if ((attrDef.fieldType === 'email' || attrDef.fieldType === 'phone') && !attrDef.role && (type === 'equals' || type === 'in')) {
+    const dataDef = getAttributes(entityType).get(`${attribute}Data`);
+    const key = attrDef.fieldType === 'email' ? 'emailAddress' : 'phoneNumber';
+    const wanted = asArray(value).map(conv);
+    return (raw) => {
+      const all = dataDef ? /** @type {any[]} */ (store.attributeValue(entityType, raw, `${attribute}Data`, dataDef)).map((e) => e[key]) : [get(raw)];
+      return all.some((v) => wanted.some((w) => compare(conv(v), w) === 0));
+    };
+  }
+
   switch (type) {
     case 'equals':
       if (Array.isArray(value)) return inPredicate(value, false, get, conv);

@@ -36,7 +36,7 @@ export async function inParallel(count: number, limit: number, task: (index: num
  * nodes may not use setImmediate), so one is kept armed while items are read: it is due by the time they have held
  * the loop that long, and items that are cheap to read need not wait for it.
  */
-class ItemTurns {
+export class ItemTurns {
 	private gate: Promise<void> = Promise.resolve();
 
 	private loopHadTurnAt = 0;

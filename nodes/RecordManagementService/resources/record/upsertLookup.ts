@@ -1,0 +1,194 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { readFailure } from '../../shared/errors';
+import { apiRequest, listRecords } from '../../shared/transport';
+
+/**
+ * The longest query string a look-up may have. Web servers in front of a CRM refuse longer request lines (Apache at
+ * 8,190 bytes, nginx's default buffers at 8 KB, Node's own servers at 16 KB of headers): 7,000 leaves room for the
+ * path and the rest of the line.
+ */
+export const MAX_LOOKUP_QUERY_LENGTH = 7000;
+
+/** Match values per look-up unless the option says otherwise. */
+export const DEFAULT_VALUES_PER_LOOKUP = 100;
+
+/**
+ * A match value as the server compares it: EspoCRM's columns compare case-insensitively (MySQL's `_ci` collations)
+ * and the node trims what it sends, so records are matched back to the values by their trimmed lower-case form.
+ */
+export function matchKeyOf(value: unknown): string {
+	return String(value).trim().toLowerCase();
+}
+
+/**
+ * The values of a record that the server compares a match value with. For an e-mail or phone field EspoCRM compares
+ * every address of the record (`emailAddressData`), not only the primary one the field shows.
+ */
+function comparedValues(record: IDataObject, field: string): unknown[] {
+	const values: unknown[] = [record[field]];
+	const data = record[`${field}Data`];
+	if (Array.isArray(data)) {
+		for (const entry of data as IDataObject[]) values.push(entry?.emailAddress ?? entry?.phoneNumber);
+	}
+	return values.filter((value) => value !== undefined && value !== null);
+}
+
+/**
+ * The where item that finds the records of several match values in one request. `in` serves every field except a
+ * person's `name` (Contact, Lead, User), which EspoCRM composes from first and last name and can only compare with
+ * `equals` (8.1.5 answers `in` on it with 500): `name` is looked up with an `or` of `equals`, which every server takes.
+ */
+function whereFor(field: string, values: unknown[]): IDataObject[] {
+	if (field === 'name') return [{ type: 'or', value: values.map((value) => ({ type: 'equals', attribute: field, value })) }];
+	return [{ type: 'in', attribute: field, value: values }];
+}
+
+/**
+ * How many characters the `index`th value adds to the look-up's query string, as n8n sends it (`qs` with indices:
+ * `where%5B0%5D%5Bvalue%5D%5B7%5D=ada%40example.com&`).
+ */
+function queryLengthOf(field: string, value: unknown, index: number): number {
+	const pair = (key: string, text: string) => encodeURIComponent(key).length + encodeURIComponent(text).length + 2;
+	if (field !== 'name') return pair(`where[0][value][${index}]`, String(value));
+	const at = `where[0][value][${index}]`;
+	return pair(`${at}[type]`, 'equals') + pair(`${at}[attribute]`, field) + pair(`${at}[value]`, String(value));
+}
+
+interface Wanted {
+	key: string;
+	value: unknown;
+	itemIndex: number;
+	resolve: (records: IDataObject[]) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * The records that have one match value, exactly as the server answers `equals` (today's look-up of one item):
+ * used where a shared look-up cannot tell which of its records belong to which value.
+ */
+export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, value: unknown) {
+	return await listRecords(context, itemIndex, {
+		url: path,
+		qs: { where: [{ type: 'equals', attribute: field, value }], select: `id,${field}` },
+	});
+}
+
+/**
+ * Gathers the match values of one entity type and match field and looks them up together, in chunks bounded by the
+ * number of values and the length of the query string. A chunk is sent as soon as it is full (the items are still
+ * being read meanwhile), the last one when the input ends; the transport bounds how many requests are open.
+ */
+export class LookupGroup {
+	private chunk: Wanted[] = [];
+
+	/** The query string's length without the values: the where item's type and attribute, select, offset, maxSize. */
+	private readonly baseLength: number;
+
+	private queryLength: number;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly path: string,
+		private readonly field: string,
+		private readonly valuesPerLookup: number,
+	) {
+		this.baseLength = 200 + 2 * field.length;
+		this.queryLength = this.baseLength;
+	}
+
+	/** The records that have this match value (`key` is its matchKeyOf form, `value` what is sent). */
+	find(key: string, value: unknown, itemIndex: number): Promise<IDataObject[]> {
+		if (this.chunk.length > 0 && this.queryLength + queryLengthOf(this.field, value, this.chunk.length) > MAX_LOOKUP_QUERY_LENGTH) this.flush();
+		this.queryLength += queryLengthOf(this.field, value, this.chunk.length);
+		const found = new Promise<IDataObject[]>((resolve, reject) => this.chunk.push({ key, value, itemIndex, resolve, reject }));
+		if (this.chunk.length >= this.valuesPerLookup) this.flush();
+		return found;
+	}
+
+	flush(): void {
+		const chunk = this.chunk;
+		this.chunk = [];
+		this.queryLength = this.baseLength;
+		if (chunk.length > 0) void this.lookUp(chunk);
+	}
+
+	/** The values not yet sent are not looked up (the node failed): their items fail with `error`. */
+	abandon(error: unknown): void {
+		for (const wanted of this.chunk) wanted.reject(error);
+		this.chunk = [];
+		this.queryLength = this.baseLength;
+	}
+
+	private async lookUp(chunk: Wanted[]): Promise<void> {
+		let records: IDataObject[];
+		try {
+			records = await listRecords(this.context, chunk[0].itemIndex, {
+				url: this.path,
+				qs: {
+					where: whereFor(
+						this.field,
+						chunk.map((wanted) => wanted.value),
+					),
+					select: `id,${this.field}`,
+				},
+			});
+		} catch (error) {
+			// A refusal of the request itself (a value the server cannot take, a field it cannot compare that way):
+			// each value is looked up alone, so that only the items whose value is refused fail.
+			const { status } = readFailure(error);
+			if (chunk.length > 1 && (status === 400 || status === 500)) {
+				await Promise.all(chunk.map(async (wanted) => await this.lookUpAlone(wanted)));
+			} else {
+				for (const wanted of chunk) wanted.reject(error);
+			}
+			return;
+		}
+		try {
+			const byKey = await this.matchBack(chunk, records);
+			await Promise.all(
+				chunk.map(async (wanted) => {
+					const mine = byKey.get(wanted.key);
+					if (mine) wanted.resolve(mine);
+					else await this.lookUpAlone(wanted);
+				}),
+			);
+		} catch (error) {
+			for (const wanted of chunk) wanted.reject(error);
+		}
+	}
+
+	private async lookUpAlone(wanted: Wanted): Promise<void> {
+		try {
+			wanted.resolve(await lookUpOne(this.context, wanted.itemIndex, this.path, this.field, wanted.value));
+		} catch (error) {
+			wanted.reject(error);
+		}
+	}
+
+	/**
+	 * The records of each value of the chunk, by comparing their values with the chunk's. A record none of whose
+	 * values is among them was matched by the server through something the list does not show (EspoCRM lists only
+	 * the primary e-mail address; the others come with the record itself): such records are read one by one. If one
+	 * still cannot be placed, the values that have no record are left out of the map, to be looked up alone.
+	 */
+	private async matchBack(chunk: Wanted[], records: IDataObject[]): Promise<Map<string, IDataObject[]>> {
+		const byKey = new Map<string, IDataObject[]>(chunk.map((wanted) => [wanted.key, []]));
+		const place = (record: IDataObject) => {
+			const keys = new Set(comparedValues(record, this.field).map(matchKeyOf).filter((key) => byKey.has(key)));
+			for (const key of keys) byKey.get(key)!.push(record);
+			return keys.size > 0;
+		};
+		const unplaced = records.filter((record) => !place(record));
+		if (unplaced.length === 0) return byKey;
+		const read = await Promise.all(
+			unplaced.map(
+				async (record) =>
+					await apiRequest(this.context, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}` }),
+			),
+		);
+		if (read.map(place).every(Boolean)) return byKey;
+		for (const [key, mine] of byKey) if (mine.length === 0) byKey.delete(key);
+		return byKey;
+	}
+}
