@@ -30,6 +30,7 @@ import {
 } from './shared/metadata';
 import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
+import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -89,6 +90,7 @@ export class RecordManagementService implements INodeType {
 			...attachmentOperationFields,
 			...recordBodyFields,
 			...listFields({ operation: ['getMany', 'getManyRelated'] }),
+			...searchFields({ operation: ['getMany', 'getManyRelated'] }),
 			...recordOptionFields,
 			...emailOptionFields,
 			requestSettingsField,
@@ -96,7 +98,7 @@ export class RecordManagementService implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks },
+		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks, getPrimaryFilters, getBoolFilters },
 		listSearch: { searchRecords },
 		resourceMapping: { getMappingFields },
 		credentialTest: { testCredentials },

@@ -3,7 +3,9 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { readMoment } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
+import { dialectOf } from '../RecordManagementService/shared/dialect';
 import { pathOf } from '../RecordManagementService/shared/paths';
+import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
 import type { ListReply } from '../RecordManagementService/shared/transport';
 
@@ -49,6 +51,7 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 		orderBy: attribute,
 		order: 'desc',
 		...(whereOf(item) ? { where: whereOf(item) } : {}),
+		...searchQueryOf(item, await dialectOf(context)),
 		// The change time and ID are what the trigger reads; the server adds the ID.
 		...(select ? { select: `${select},${attribute}` } : {}),
 	};

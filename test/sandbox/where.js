@@ -3,6 +3,7 @@
 
 const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, hasName, collectionOf } = require('./metadata');
 const { selectAttributeList } = require('./espo');
+const { searchOf } = require('./search');
 const {
   ApiError, phpError, formatDateTime, addDays, addMonths, todayIn, isValidTimeZone, parseDateTime, phpDateTime,
   instantToWall, wallToInstant, normaliseWall,
@@ -573,8 +574,10 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
   }
   if (params.order !== undefined && params.order !== '' && params.order !== null) order = String(params.order).toLowerCase() === 'asc' ? 'asc' : 'desc';
 
-  const predicate = compileWhere(params.where, { store, entityType, now, unknownTypeStatus });
-  const matched = [...records].filter(predicate);
+  // EspoCRM's search parameters (search.js); the standard dialect has none.
+  const search = espo ? searchOf({ store, entityType, params, viewerId, now }) : { params, predicate: () => true };
+  const predicate = compileWhere(search.params.where, { store, entityType, now, unknownTypeStatus });
+  const matched = [...records].filter((raw) => predicate(raw) && search.predicate(raw));
   const orderAttr = /** @type {import('./metadata').AttributeDef} */ (attrs.get(orderBy));
   const dir = order === 'asc' ? 1 : -1;
   const keyed = matched.map((raw) => ({ raw, key: asComparable(orderAttr.kind, store.attributeValue(entityType, raw, orderBy, orderAttr)) }));
