@@ -101,7 +101,8 @@ describe('each EspoCRM Filter offered returns what its definition selects', () =
 		metadata = await api('GET', '/Metadata');
 		for (const status of ['New', 'In Process', 'Converted', 'Recycled', 'Dead']) await api('POST', '/Lead', { body: { lastName: `${tag} ${status}`, status } });
 		for (const stage of ['Prospecting', 'Negotiation', 'Closed Won', 'Closed Lost']) {
-			await api('POST', '/Opportunity', { body: { name: `${tag} ${stage}`, stage, amount: 100, closeDate: '2026-12-31' } });
+			const probability = (field('Opportunity', 'stage').probabilityMap as Record<string, number>)[stage];
+			await api('POST', '/Opportunity', { body: { name: `${tag} ${stage}`, stage, probability, amount: 100, closeDate: '2026-12-31' } });
 		}
 		const account = await api('POST', '/Account', { body: { name: `${tag} Account` } });
 		for (const status of ['New', 'Assigned', 'Pending', 'Closed', 'Rejected', 'Duplicate']) await api('POST', '/Case', { body: { name: `${tag} ${status}`, status, accountId: account.id } });
