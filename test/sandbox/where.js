@@ -613,7 +613,8 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
     }
   }
   const list = page.map((raw) => store.output(entityType, raw, espo ? 'list' : 'full', only, viewerId));
-  const hideTotal = noTotal || Boolean(ENTITY_DEFS[entityType].alwaysNoTotal);
+  // A `q` query parameter counts nothing either (Core/Record/FindParamsFetcher).
+  const hideTotal = noTotal || Boolean(ENTITY_DEFS[entityType].alwaysNoTotal) || (espo && !fromJson && Boolean(params.q));
   const total = hideTotal ? (offset + maxSize < matched.length ? -1 : -2) : matched.length;
   return { total, list };
 }
