@@ -228,11 +228,12 @@ async function main() {
 		const n8n = await setupN8n({ procs, workDir, credentials, workflows: wfs });
 
 		const cases = [
-			{ key: 'rawAll', label: 'raw client, offset + total on every page, all fields', raw: () => rawOffset(apiBase, apiKey) },
+			// the shorter cases with 4 fields first, all fields after
 			{ key: 'rawSel', label: `raw client, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT) },
-			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
 			{ key: 'nodeSel', label: `this node, Return All, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSel001' },
 			{ key: 'http', label: `HTTP Request node, pagination + Split Out, select ${SELECT.length} fields`, workflow: 'rmsEspoRunHtp001' },
+			{ key: 'rawAll', label: 'raw client, offset + total on every page, all fields', raw: () => rawOffset(apiBase, apiKey) },
+			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
 		];
 		const results = {};
 		for (const c of cases) {
