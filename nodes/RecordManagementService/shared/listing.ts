@@ -63,7 +63,10 @@ export async function listRecords(
 }
 
 async function listById(context: RequestContext, itemIndex: number, request: IHttpRequestOptions): Promise<IDataObject[]> {
-	const records = new Records();
+	// Each page starts after the last ID of the one before, so no record can come twice: only the last page's IDs are
+	// kept, to tell a server that ignored the condition (no set of 100,000 IDs).
+	const records: IDataObject[] = [];
+	let previousIds = new Set<unknown>();
 	const where = ((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
 	let after: unknown;
 	for (;;) {
@@ -79,12 +82,15 @@ async function listById(context: RequestContext, itemIndex: number, request: IHt
 				...(after === undefined ? {} : { where: [...where, { type: 'greaterThan', attribute: 'id', value: after }] }),
 			},
 		});
-		// A server that ignored the ID condition would answer the same records again: nothing new, nothing further.
-		if (records.keep(reply.list) === 0 || reply.list.length < PAGE_SIZE) break;
+		// A server that ignored the ID condition would answer records of the last page again: nothing further.
+		if (reply.list.some((record) => previousIds.has(record.id))) break;
+		for (const record of reply.list) records.push(record);
+		previousIds = new Set(reply.list.map((record) => record.id));
+		if (reply.list.length < PAGE_SIZE) break;
 		after = reply.list[reply.list.length - 1].id;
 		if (after === undefined) break;
 	}
-	return records.list;
+	return records;
 }
 
 async function listByOffset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, wanted: number): Promise<IDataObject[]> {
