@@ -184,7 +184,10 @@ describe('the record locator and the polling trigger', () => {
 		lead('Jones', 'New');
 		const emitted = await trigger.poll();
 		expect(emitted?.map((record) => record.id)).toEqual([smith.id]);
-		for (const request of bed.received('GET')) expect(request.query).toMatchObject({ textFilter: 'sm', primaryFilter: 'actual' });
+		for (const request of bed.received('GET')) {
+			expect(request.query).toMatchObject({ textFilter: 'sm', primaryFilter: 'actual' });
+			expect(request.headers['x-no-total']).toBe('true');
+		}
 	});
 });
 
