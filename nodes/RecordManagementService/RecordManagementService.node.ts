@@ -33,6 +33,7 @@ import {
 } from './shared/metadata';
 import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
+import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
 import { simplifyField, withSimplify } from './shared/simplify';
 import { routeRequest } from './shared/transport';
 
@@ -96,6 +97,7 @@ export class RecordManagementService implements INodeType {
 			...streamOperationFields,
 			...recordBodyFields,
 			...listFields({ operation: ['getMany', 'getManyRelated'] }, ['getStream']),
+			...searchFields({ operation: ['getMany', 'getManyRelated'] }),
 			...recordOptionFields,
 			...emailOptionFields,
 			simplifyField,
@@ -104,7 +106,7 @@ export class RecordManagementService implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks },
+		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks, getPrimaryFilters, getBoolFilters },
 		listSearch: { searchRecords },
 		resourceMapping: { getMappingFields },
 		credentialTest: { testCredentials },

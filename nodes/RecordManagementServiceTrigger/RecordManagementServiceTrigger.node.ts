@@ -6,6 +6,7 @@ import { testCredentials } from '../RecordManagementService/shared/credentialTes
 import { entityTypeFields } from '../RecordManagementService/shared/descriptions';
 import { filterFields } from '../RecordManagementService/shared/filters';
 import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/metadata';
+import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/search';
 import { pollChanges } from './poll';
 
 export class RecordManagementServiceTrigger implements INodeType {
@@ -41,6 +42,7 @@ export class RecordManagementServiceTrigger implements INodeType {
 				default: 'created',
 			},
 			...filterFields({}),
+			...searchFields({}),
 			{
 				displayName: 'Fields to Return Names or IDs',
 				name: 'select',
@@ -54,7 +56,7 @@ export class RecordManagementServiceTrigger implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getFilterAttributes },
+		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getPrimaryFilters, getBoolFilters },
 		credentialTest: { testCredentials },
 	};
 

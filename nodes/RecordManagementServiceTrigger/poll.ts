@@ -3,7 +3,9 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { readMoment } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
+import { dialectOf } from '../RecordManagementService/shared/dialect';
 import { pathOf } from '../RecordManagementService/shared/paths';
+import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
 import type { ListReply } from '../RecordManagementService/shared/transport';
 
@@ -49,6 +51,7 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 		orderBy: attribute,
 		order: 'desc',
 		...(whereOf(item) ? { where: whereOf(item) } : {}),
+		...searchQueryOf(item, await dialectOf(context)),
 		// The change time and ID are what the trigger reads; the server adds the ID.
 		...(select ? { select: `${select},${attribute}` } : {}),
 	};
@@ -86,7 +89,8 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 	let newest: { at: number; ids: Set<string> } | undefined;
 	let previous: ListReply | undefined;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
-		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', url, qs: { ...qs, offset, maxSize: PAGE_SIZE } });
+		// The poll stops on dates, not on a count: no page needs the total (counting costs EspoCRM a query per page).
+		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...qs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
 		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
 		if (previous && repeats(page, previous)) break;
 		previous = page;

@@ -236,6 +236,64 @@ const PROBES = [
 	['stream: follow a record that does not exist', async ({ key }) => summary(await key.put('/Contact/0000000000000dead/subscription'))],
 	['wrong API key', async ({ bad }) => summary(await bad.get('/Contact', { maxSize: 1 }))],
 	['no credentials', async ({ anon }) => summary(await anon.get('/Contact', { maxSize: 1 }))],
+	// Issue 32: the search parameters of lists, X-No-Total and paging by ID.
+	...(() => {
+		const names = (b) => (b && Array.isArray(b.list) ? { total: b.total, names: b.list.map((r) => String(r.name).replace(/-[a-z]+[0-9a-z]+$/, '-<tag>')).sort() } : b);
+		const seed = async (key, tag) => {
+			await key.post('/Contact', { firstName: `Srch${tag}`, lastName: 'Lovelace', emailAddress: `srch.${tag}@engines.example.com`, phoneNumber: '+44 20 7946 0001' });
+			await key.post('/Contact', { firstName: 'Grace', lastName: `Srch${tag}`, emailAddress: `grace.${tag}@navy.example.com`, phoneNumber: '+1 555 0100' });
+		};
+		const text = (label, filter, extra = {}) => [`textFilter: ${label}`, async ({ key, tag }) => {
+			await seed(key, tag);
+			return summary(await key.get('/Contact', { select: 'name', ...extra, textFilter: filter(tag) }), { pick: (b) => b && Array.isArray(b.list) ? b.list.length : b });
+		}];
+		return [
+			text('first name, any case', (tag) => `srch${tag}`),
+			text('"first last"', (tag) => `srch${tag} love`),
+			text('e-mail address', (tag) => `grace.${tag}@`),
+			text('wildcard *', (tag) => `*${tag}@*.example.com`),
+			text('a phone number (not a text filter field of Contact)', () => '+1 555 0100'),
+			text('the middle of a name without *', (tag) => `rch${tag}`),
+			['q instead of textFilter: total', async ({ key, tag }) => {
+				await seed(key, tag);
+				return summary(await key.get('/Contact', { select: 'name', q: `grace.${tag}@` }), { pick: (b) => b && { total: b.total, count: b.list.length } });
+			}],
+			['textFilter as a where item (the web UI)', async ({ key, tag }) => {
+				await seed(key, tag);
+				return summary(await key.get('/Contact', { select: 'name', where: [{ type: 'textFilter', value: `grace.${tag}@` }] }), { pick: (b) => b && b.list.length });
+			}],
+			['primaryFilter Lead actual and converted', async ({ key, tag }) => {
+				for (const status of ['New', 'Converted', 'Dead']) await key.post('/Lead', { lastName: `Pf ${status}-${tag}`, status });
+				const where = [{ type: 'startsWith', attribute: 'lastName', value: 'Pf ' }, { type: 'endsWith', attribute: 'lastName', value: tag }];
+				const actual = await key.get('/Lead', { select: 'name', where, primaryFilter: 'actual' });
+				const converted = await key.get('/Lead', { select: 'name', where, primaryFilter: 'converted' });
+				return { actual: summary(actual, { pick: names }), converted: summary(converted, { pick: names }) };
+			}],
+			['primaryFilter unknown', async ({ key }) => summary(await key.get('/Contact', { select: 'name', primaryFilter: 'nope' }), { pick: () => null })],
+			['boolFilterList unknown', async ({ key }) => summary(await key.get('/Contact', { select: 'name', boolFilterList: ['nope'] }), { pick: () => null })],
+			['boolFilterList followed after PUT subscription', async ({ key, tag }) => {
+				const c = (await key.post('/Contact', { firstName: 'Fol', lastName: `Low-${tag}` })).body;
+				const before = await key.get('/Contact', { select: 'name', boolFilterList: ['followed'] });
+				const sub = await key.request('PUT', `/Contact/${c.id}/subscription`);
+				const after = await key.get('/Contact', { select: 'name', boolFilterList: ['followed'], where: [{ type: 'equals', attribute: 'id', value: c.id }] });
+				return { before: before.body.list.length, subscribe: summary(sub), after: after.body.list.length };
+			}],
+			['X-No-Total: total on a page with more, and on the last page', async ({ key, tag }) => {
+				for (let i = 0; i < 3; i++) await key.post('/Account', { name: `Nt${i}-${tag}` });
+				const where = [{ type: 'startsWith', attribute: 'name', value: 'Nt' }, { type: 'endsWith', attribute: 'name', value: tag }];
+				const more = await key.request('GET', '/Account', { query: { select: 'name', maxSize: 2, where }, headers: { 'x-no-total': 'true' } });
+				const last = await key.request('GET', '/Account', { query: { select: 'name', maxSize: 2, offset: 2, where }, headers: { 'x-no-total': 'true' } });
+				return { more: summary(more, { pick: (b) => b && b.total }), last: summary(last, { pick: (b) => b && b.total }) };
+			}],
+			['keyset: orderBy=id, where id greaterThan', async ({ key, tag }) => {
+				const ids = [];
+				for (let i = 0; i < 3; i++) ids.push((await key.post('/Account', { name: `Ks${i}-${tag}` })).body.id);
+				const where = [{ type: 'startsWith', attribute: 'name', value: 'Ks' }, { type: 'endsWith', attribute: 'name', value: tag }, { type: 'greaterThan', attribute: 'id', value: [...ids].sort()[0] }];
+				const r = await key.get('/Account', { select: 'name', orderBy: 'id', order: 'asc', where });
+				return summary(r, { pick: (b) => b && { ascending: b.list.map((x) => x.id).join() === [...ids].sort().slice(1).join(), count: b.list.length } });
+			}],
+		];
+	})(),
 ];
 
 async function run(server, clients, only) {

@@ -214,6 +214,8 @@ function mariadbArgs(inst, port) {
 		`--socket=${path.join(inst.run, 'mysqld.sock')}`,
 		`--pid-file=${path.join(inst.run, 'mariadbd.own.pid')}`,
 		`--log-error=${path.join(inst.run, 'mariadb.log')}`,
+		// its temporary tables in the instance's folder: a sort of 100,000 rows failed when a file in /tmp vanished
+		`--tmpdir=${inst.run}`,
 		'--skip-name-resolve',
 		'--skip-log-bin',
 		'--character-set-server=utf8mb4',

@@ -4,6 +4,7 @@
 const { ENTITY_DEFS, APP_CONFIG, isEntityType, buildMetadata } = require('./metadata');
 const { ApiError, validationError, formatDateTime } = require('./util');
 const { runList, listParamsFromQuery, compileWhere } = require('./where');
+const { withSearchMetadata, subscribe } = require('./search');
 
 /**
  * The operations behind the routes. Each returns the JSON value to reply with status 200 or throws an ApiError.
@@ -442,7 +443,7 @@ function convertLead(ctx, pathId) {
 
 /** @param {Ctx} ctx */
 function metadata(ctx) {
-  return buildMetadata(ctx.restricted, ctx.user);
+  return withSearchMetadata(buildMetadata(ctx.restricted, ctx.user));
 }
 
 /** GET /App/user: the calling user and its access. @param {Ctx} ctx */
@@ -472,6 +473,8 @@ function appUser(ctx) {
 }
 
 module.exports = {
+  subscription: (/** @type {Ctx} */ ctx, /** @type {string} */ entityType, /** @type {string} */ id, /** @type {boolean} */ follow) =>
+    subscribe(ctx.store, entityType, id, ctx.user.id, follow),
   list, read, create, update, remove, listRelated, linkRecords, unlinkRecords, massUpdate, massDelete, massAction,
   convertLead, metadata, appUser,
 };

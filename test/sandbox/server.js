@@ -397,6 +397,7 @@ class Sandbox {
       throw new ApiError(404, '');
     }
     if (segs.length === 3) {
+      if (b === 'subscription' && espoOnly && (method === 'PUT' || method === 'DELETE')) return ok(h.subscription(ctx, ctrl, a, method === 'PUT'));
       if (method === 'GET') return ok(h.listRelated(ctx, ctrl, a, b));
       if (method === 'POST') return ok(h.linkRecords(ctx, ctrl, a, b));
       if (method === 'DELETE') return ok(h.unlinkRecords(ctx, ctrl, a, b));

@@ -3,6 +3,7 @@
 
 const { ENTITY_DEFS, APP_CONFIG, getAttributes, getLink, hasName, collectionOf } = require('./metadata');
 const { selectAttributeList } = require('./espo');
+const { searchOf } = require('./search');
 const {
   ApiError, phpError, formatDateTime, addDays, addMonths, todayIn, isValidTimeZone, parseDateTime, phpDateTime,
   instantToWall, wallToInstant, normaliseWall,
@@ -585,8 +586,10 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
   }
   if (params.order !== undefined && params.order !== '' && params.order !== null) order = String(params.order).toLowerCase() === 'asc' ? 'asc' : 'desc';
 
-  const predicate = compileWhere(params.where, { store, entityType, now, unknownTypeStatus });
-  const matched = [...records].filter(predicate);
+  // EspoCRM's search parameters (search.js); the standard dialect has none.
+  const search = espo ? searchOf({ store, entityType, params, viewerId, now }) : { params, predicate: () => true };
+  const predicate = compileWhere(search.params.where, { store, entityType, now, unknownTypeStatus });
+  const matched = [...records].filter((raw) => predicate(raw) && search.predicate(raw));
   const orderAttr = /** @type {import('./metadata').AttributeDef} */ (attrs.get(orderBy));
   const dir = order === 'asc' ? 1 : -1;
   const keyed = matched.map((raw) => ({ raw, key: asComparable(orderAttr.kind, store.attributeValue(entityType, raw, orderBy, orderAttr)) }));
@@ -622,7 +625,8 @@ function runList({ store, entityType, records, params, noTotal, unknownTypeStatu
     }
   }
   const list = page.map((raw) => store.output(entityType, raw, espo ? 'list' : 'full', only, viewerId));
-  const hideTotal = noTotal || Boolean(ENTITY_DEFS[entityType].alwaysNoTotal);
+  // A `q` query parameter counts nothing either (Core/Record/FindParamsFetcher).
+  const hideTotal = noTotal || Boolean(ENTITY_DEFS[entityType].alwaysNoTotal) || (espo && !fromJson && Boolean(params.q));
   const total = hideTotal ? (offset + maxSize < matched.length ? -1 : -2) : matched.length;
   return { total, list };
 }

@@ -1,11 +1,15 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { dialectOf } from './dialect';
 import { chosenEntityType } from './metadata';
 import { CREDENTIAL_TYPE } from './transport';
 
 const SEARCH_PAGE_SIZE = 50;
 
-/** "From List" of a record: the records of the entity type, newest first, searched by name. */
+/**
+ * "From List" of a record: the records of the entity type, newest first, searched by name; on EspoCRM as its search
+ * box searches (name, e-mail address…, `*` as a wildcard).
+ */
 export async function searchRecords(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -13,6 +17,11 @@ export async function searchRecords(
 ): Promise<INodeListSearchResult> {
 	const entityType = chosenEntityType(this);
 	const offset = Number(paginationToken ?? 0);
+	const search = !filter
+		? {}
+		: (await dialectOf(this)) === 'espocrm'
+			? { textFilter: filter }
+			: { where: [{ type: 'contains', attribute: 'name', value: filter }] };
 	const page = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
 		method: 'GET',
 		url: `/${entityType}`,
@@ -20,7 +29,7 @@ export async function searchRecords(
 			select: 'name',
 			offset,
 			maxSize: SEARCH_PAGE_SIZE,
-			...(filter ? { where: [{ type: 'contains', attribute: 'name', value: filter }] } : {}),
+			...search,
 		},
 		arrayFormat: 'indices',
 		json: true,

@@ -428,78 +428,9 @@ export async function apiRequest<T = IDataObject>(context: RequestContext, itemI
 	return (await send<T>(context, itemIndex, options)).body;
 }
 
-export interface ListReply {
-	total?: number;
-	list: IDataObject[];
-}
-
-/**
- * The records of a list request, `wanted` at the most (Infinity: all). When the first page tells the total, the
- * pages up to it are read at once, within Max Parallel Requests; then, and whenever the server gives no total
- * (EspoCRM answers -1 or -2 for some lists), one page after another until a short one. Each record once.
- */
-export async function listRecords(
-	context: RequestContext,
-	itemIndex: number,
-	request: IHttpRequestOptions,
-	wanted = Infinity,
-): Promise<IDataObject[]> {
-	const page = async (offset: number) =>
-		await apiRequest<ListReply>(context, itemIndex, {
-			...request,
-			expect: 'list',
-			method: 'GET',
-			qs: { ...request.qs, offset, maxSize: Math.min(PAGE_SIZE, wanted - offset) },
-		});
-	const records: IDataObject[] = [];
-	const seen = new Set<unknown>();
-	// Records that move between pages while paging (created or deleted meanwhile) would come twice.
-	const keep = (list: IDataObject[]) => {
-		for (const record of list) {
-			if (record.id !== undefined && seen.has(record.id)) continue;
-			seen.add(record.id);
-			records.push(record);
-		}
-	};
-
-	const first = await page(0);
-	keep(first.list);
-	let offset = first.list.length;
-	let last = first;
-	const full = (reply: ListReply, at: number) => reply.list.length === Math.min(PAGE_SIZE, wanted - at);
-	if (!full(first, 0) || offset >= wanted) return records;
-
-	const end = Math.min(wanted, typeof first.total === 'number' && first.total > 0 ? first.total : 0);
-	if (offset < end) {
-		// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
-		const second = await page(offset);
-		if (repeats(second, first)) return records;
-		const offsets: number[] = [];
-		for (let next = offset + PAGE_SIZE; next < end; next += PAGE_SIZE) offsets.push(next);
-		const rest = await Promise.all(offsets.map(page));
-		for (const [index, reply] of [second, ...rest].entries()) {
-			keep(reply.list);
-			const at = index === 0 ? offset : offsets[index - 1];
-			if (!full(reply, at)) return records;
-			last = reply;
-		}
-		offset = (offsets.length ? offsets[offsets.length - 1] : offset) + last.list.length;
-	}
-	while (offset < wanted) {
-		const reply = await page(offset);
-		if (repeats(reply, last)) break;
-		keep(reply.list);
-		if (!full(reply, offset)) break;
-		offset += reply.list.length;
-		last = reply;
-	}
-	return records;
-}
-
-/** A server that ignored `offset` sends the same page again. */
-export function repeats(page: ListReply, previous: ListReply) {
-	return page.list.length > 0 && page.list[0].id !== undefined && page.list[0].id === previous.list[0]?.id;
-}
+// Lists page through listing.ts: by ID on EspoCRM, by offset elsewhere.
+export { listRecords, repeats } from './listing';
+export type { ListReply } from './listing';
 
 /**
  * The run of a routed operation's item. n8n's "Retry On Fail" routes the items again with the same execute-data

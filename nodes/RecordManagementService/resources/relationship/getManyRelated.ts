@@ -5,6 +5,7 @@ import { dialectOf } from '../../shared/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/filters';
 import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
+import { searchQueryOf } from '../../shared/search';
 import { apiRequest, listRecords } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
@@ -17,10 +18,11 @@ import { entityTypeOf, linkOf } from '../../shared/validation';
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	let metadata: Promise<IDataObject> | undefined;
 	const readMetadata = async () => await (metadata ??= apiRequest(this, 0, { method: 'GET', url: '/Metadata' }));
-	const espocrm = (await dialectOf(this)) === 'espocrm';
+	const dialect = await dialectOf(this);
+	const espocrm = dialect === 'espocrm';
 	return await forEachItem(this, async (item) => {
 		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
-		const qs = listQueryOf(item);
+		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		if (espocrm && qs.select === undefined) {
 			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
 			if (select) qs.select = select;

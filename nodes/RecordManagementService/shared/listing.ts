@@ -1,0 +1,148 @@
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import { PAGE_SIZE, apiRequest, runOf } from './transport';
+import type { RequestContext } from './transport';
+
+export interface ListReply {
+	total?: number;
+	list: IDataObject[];
+}
+
+/** Asks the server not to count the matching records, which costs it a query per page (`total` is then -1 or -2). */
+const NO_TOTAL = { 'X-No-Total': 'true' };
+
+/** The records of a list, each once, in the order they came. */
+class Records {
+	readonly list: IDataObject[] = [];
+
+	private readonly seen = new Set<unknown>();
+
+	/** Keeps the records not kept yet; how many were new. */
+	keep(records: IDataObject[]): number {
+		let added = 0;
+		for (const record of records) {
+			if (record.id !== undefined && this.seen.has(record.id)) continue;
+			this.seen.add(record.id);
+			this.list.push(record);
+			added++;
+		}
+		return added;
+	}
+}
+
+/**
+ * Whether to page by ID instead of by offset: Return All from EspoCRM in no order the user chose. Each page asks
+ * for the records after the last ID read (`orderBy=id`, `where id greaterThan`), which the database finds through the
+ * primary key however deep the list goes, where an offset is counted from the start on every page; no page needs
+ * the total. A record created meanwhile comes when its ID is still ahead, one deleted meanwhile shifts nothing.
+ * Not with Search Text: EspoCRM may order a full-text search by relevance first. Not on a Standard server, whose
+ * interface does not promise an order by ID.
+ */
+async function pagesById(context: RequestContext, request: IHttpRequestOptions, wanted: number) {
+	if (wanted !== Infinity) return false;
+	const qs = (request.qs ?? {}) as IDataObject;
+	if (qs.orderBy !== undefined || qs.order !== undefined || qs.textFilter !== undefined || qs.q !== undefined) return false;
+	return (await runOf(context).credentials()).server === 'espocrm';
+}
+
+/**
+ * The records of a list request, `wanted` at the most (Infinity: all), each once.
+ * - Return All from EspoCRM without a sort order: page after page by ID (see pagesById), until a short page.
+ * - Otherwise by offset. When the first page tells the total, the pages up to it are read at once, within Max
+ *   Parallel Requests, without the total (`X-No-Total`); then, and whenever the server gives no total (EspoCRM
+ *   answers -1 or -2 for some lists), one page after another until a short one.
+ */
+export async function listRecords(
+	context: RequestContext,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	wanted = Infinity,
+): Promise<IDataObject[]> {
+	if (await pagesById(context, request, wanted)) return await listById(context, itemIndex, request);
+	return await listByOffset(context, itemIndex, request, wanted);
+}
+
+async function listById(context: RequestContext, itemIndex: number, request: IHttpRequestOptions): Promise<IDataObject[]> {
+	// Each page starts after the last ID of the one before, so no record can come twice: only the last page's IDs are
+	// kept, to tell a server that ignored the condition (no set of 100,000 IDs).
+	const records: IDataObject[] = [];
+	let previousIds = new Set<unknown>();
+	const where = ((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
+	let after: unknown;
+	for (;;) {
+		const reply = await apiRequest<ListReply>(context, itemIndex, {
+			...request,
+			expect: 'list',
+			method: 'GET',
+			headers: { ...request.headers, ...NO_TOTAL },
+			qs: {
+				...request.qs,
+				orderBy: 'id',
+				order: 'asc',
+				maxSize: PAGE_SIZE,
+				...(after === undefined ? {} : { where: [...where, { type: 'greaterThan', attribute: 'id', value: after }] }),
+			},
+		});
+		// A server that ignored the ID condition would answer records of the last page again: nothing further.
+		if (reply.list.some((record) => previousIds.has(record.id))) break;
+		for (const record of reply.list) records.push(record);
+		previousIds = new Set(reply.list.map((record) => record.id));
+		if (reply.list.length < PAGE_SIZE) break;
+		after = reply.list[reply.list.length - 1].id;
+		if (after === undefined) break;
+	}
+	return records;
+}
+
+async function listByOffset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, wanted: number): Promise<IDataObject[]> {
+	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
+	const page = async (offset: number, withTotal = false) =>
+		await apiRequest<ListReply>(context, itemIndex, {
+			...request,
+			expect: 'list',
+			method: 'GET',
+			...(withTotal ? {} : { headers: { ...request.headers, ...NO_TOTAL } }),
+			qs: { ...request.qs, offset, maxSize: Math.min(PAGE_SIZE, wanted - offset) },
+		});
+	// Records that move between pages while paging (created or deleted meanwhile) would come twice.
+	const records = new Records();
+	const keep = (list: IDataObject[]) => records.keep(list);
+
+	const first = await page(0, wanted > PAGE_SIZE);
+	keep(first.list);
+	let offset = first.list.length;
+	let last = first;
+	const full = (reply: ListReply, at: number) => reply.list.length === Math.min(PAGE_SIZE, wanted - at);
+	if (!full(first, 0) || offset >= wanted) return records.list;
+
+	const end = Math.min(wanted, typeof first.total === 'number' && first.total > 0 ? first.total : 0);
+	if (offset < end) {
+		// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
+		const second = await page(offset);
+		if (repeats(second, first)) return records.list;
+		const offsets: number[] = [];
+		for (let next = offset + PAGE_SIZE; next < end; next += PAGE_SIZE) offsets.push(next);
+		const rest = await Promise.all(offsets.map(async (at) => await page(at)));
+		for (const [index, reply] of [second, ...rest].entries()) {
+			keep(reply.list);
+			const at = index === 0 ? offset : offsets[index - 1];
+			if (!full(reply, at)) return records.list;
+			last = reply;
+		}
+		offset = (offsets.length ? offsets[offsets.length - 1] : offset) + last.list.length;
+	}
+	while (offset < wanted) {
+		const reply = await page(offset);
+		if (repeats(reply, last)) break;
+		keep(reply.list);
+		if (!full(reply, offset)) break;
+		offset += reply.list.length;
+		last = reply;
+	}
+	return records.list;
+}
+
+/** A server that ignored `offset` sends the same page again. */
+export function repeats(page: ListReply, previous: ListReply) {
+	return page.list.length > 0 && page.list[0].id !== undefined && page.list[0].id === previous.list[0]?.id;
+}

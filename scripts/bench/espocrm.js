@@ -1,0 +1,303 @@
+#!/usr/bin/env node
+'use strict';
+/*
+ * npm run bench:espocrm [-- --records N] [--cases rawSel,nodeSel,http,rawAll,nodeAll] [--no-build] [--keep] [--json FILE]
+ *
+ * Return All from the real EspoCRM 8.1.5 of the tests (scripts/espocrm/espocrm.js), seeded with N Contacts
+ * (default 100,000; SQL into its MariaDB), compared in one run:
+ *   - a raw client that pages by offset with the total on every page (what other EspoCRM clients do), one page after
+ *     another, with all fields and with `select` of 4 fields;
+ *   - this node, Get Many with Return All, without and with Fields to Return (the same 4 fields);
+ *   - n8n's HTTP Request node with its own pagination (offset until an empty page) and Split Out, with the 4 fields.
+ * The n8n cases run in a sub-workflow that ends with a Summarize (count and distinct count of the IDs), called by an
+ * Execute Workflow node, as the memory job of `npm run bench` does (the run data of 100,000 records is longer than
+ * the longest string `n8n execute` can print); their time is that node's, their memory the n8n process tree's peak
+ * while it ran. Requests and the server's own time per case come from PHP's server log.
+ * Goals (issue 32): this node ≤ 0.3x the raw client's time with Fields to Return, ≤ 0.6x without; every record once;
+ * peak memory ≤ the HTTP Request node's. PHP's server runs with PHP_CLI_SERVER_WORKERS=$ESPOCRM_PHP_WORKERS (default 4,
+ * as in test:espocrm); every case sends one request at a time, so the workers do not change the figures.
+ */
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const http = require('http');
+const { spawn, spawnSync } = require('child_process');
+const { performance } = require('perf_hooks');
+const env = require('../n8n-env');
+const { Processes } = require('../lib/n8n-server');
+const { setupN8n, measure } = require('./n8n');
+const { startEspo } = require('../espocrm/espocrm');
+
+const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
+const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
+const CREDENTIAL = { id: 'rmsBenchEspoKey1', name: 'RMS bench EspoCRM (API key)' };
+
+function parseArgs(argv) {
+	const o = { records: 100000, build: true, keep: false, json: undefined, cases: undefined };
+	for (let i = 0; i < argv.length; i++) {
+		const a = argv[i];
+		const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
+		if (/^--records(=|$)/.test(a)) o.records = Number(value());
+		else if (/^--json(=|$)/.test(a)) o.json = path.resolve(value());
+		else if (/^--cases(=|$)/.test(a)) o.cases = value().split(',').map((k) => k.trim());
+		else if (a === '--no-build') o.build = false;
+		else if (a === '--keep') o.keep = true;
+		else throw new Error(`unknown option ${a} (see the top of scripts/bench/espocrm.js)`);
+	}
+	if (!Number.isInteger(o.records) || o.records < 1) throw new Error('--records wants a whole number ≥ 1');
+	return o;
+}
+
+/** The raw client on the Node that runs n8n (24), with --expose-gc, as `npm run bench` does. */
+async function onNode24() {
+	if (process.versions.node.split('.')[0] === '24' && global.gc) return true;
+	const p = await env.ensureN8n();
+	const child = spawn(p.nodeBin, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
+	child.on('exit', (code, sig) => process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code));
+	return false;
+}
+
+/** PHP's bracket form of a query, as PHP reads it. */
+function toQuery(params, prefix, out = []) {
+	if (params === undefined || params === null) return out;
+	if (typeof params !== 'object') {
+		out.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(String(params))}`);
+		return out;
+	}
+	const entries = Array.isArray(params) ? params.map((v, i) => [String(i), v]) : Object.entries(params);
+	for (const [k, v] of entries) toQuery(v, prefix ? `${prefix}[${k}]` : k, out);
+	return out;
+}
+
+/** One GET as n8n sends it (a new connection per request), read in full and parsed. */
+function get(apiBase, apiKey, pathname, query) {
+	return new Promise((resolve, reject) => {
+		const req = http.request(
+			`${apiBase}${pathname}?${toQuery(query).join('&')}`,
+			{ agent: new http.Agent(), headers: { Accept: 'application/json', 'X-Api-Key': apiKey } },
+			(res) => {
+				const chunks = [];
+				res.on('data', (c) => chunks.push(c));
+				res.on('end', () => {
+					const text = Buffer.concat(chunks).toString('utf8');
+					if (res.statusCode !== 200) reject(new Error(`GET ${pathname}: ${res.statusCode} ${res.headers['x-status-reason'] || ''}`));
+					else resolve(JSON.parse(text));
+				});
+				res.on('error', reject);
+			},
+		);
+		req.on('error', reject);
+		req.end();
+	});
+}
+
+/** The raw client: offset paging, the total counted on every page, one page after another until a short page. */
+async function rawOffset(apiBase, apiKey, select) {
+	global.gc();
+	const ids = new Set();
+	let records = 0;
+	const started = performance.now();
+	for (let offset = 0; ; offset += 200) {
+		const page = await get(apiBase, apiKey, '/Contact', { offset, maxSize: 200, ...(select ? { select: select.join(',') } : {}) });
+		for (const r of page.list) ids.add(r.id);
+		records += page.list.length;
+		if (page.list.length < 200) break;
+	}
+	return { ms: performance.now() - started, records, unique: ids.size };
+}
+
+/** The PHP server log's request lines written since `from` (scripts/espocrm/router.php: "RMS <status> <ms> <method> <uri>"). */
+function requestsSince(logFile, from) {
+	const text = fs.readFileSync(logFile, 'utf8').slice(from);
+	return text
+		.split('\n')
+		.map((line) => /^RMS (\d+) (\d+) (\S+) (\S+)/.exec(line))
+		.filter(Boolean)
+		.map((m) => ({ status: Number(m[1]), ms: Number(m[2]), method: m[3], url: m[4] }));
+}
+
+function workflows() {
+	const node = (parameters) => ({
+		name: 'Get Many',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		parameters: { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, ...parameters },
+		credentials: { recordManagementServiceApi: CREDENTIAL },
+	});
+	const httpPages = (apiBase, apiKey) => [
+		{
+			name: 'Get Pages',
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			parameters: {
+				method: 'GET',
+				url: `${apiBase}/Contact`,
+				sendQuery: true,
+				queryParameters: { parameters: [{ name: 'maxSize', value: '200' }, { name: 'select', value: SELECT.join(',') }] },
+				sendHeaders: true,
+				headerParameters: { parameters: [{ name: 'X-Api-Key', value: apiKey }] },
+				options: {
+					pagination: {
+						pagination: {
+							paginationMode: 'updateAParameterInEachRequest',
+							parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
+							paginationCompleteWhen: 'other',
+							completeExpression: '={{ $response.body.list.length === 0 }}',
+						},
+					},
+				},
+			},
+		},
+		{ name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'list', include: 'noOtherFields', options: {} } },
+	];
+	const count = {
+		name: 'Count',
+		type: 'n8n-nodes-base.summarize',
+		typeVersion: 1.1,
+		parameters: { fieldsToSummarize: { values: [{ aggregation: 'count', field: 'id' }, { aggregation: 'countUnique', field: 'id' }] }, options: {} },
+	};
+	const linear = (id, name, start, nodes, extra = {}) => {
+		const all = [start, ...nodes].map((n, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, position: [i * 220, 0], ...n }));
+		const connections = {};
+		for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+		return { id, name, active: false, settings: { executionOrder: 'v1' }, nodes: all, connections, ...extra };
+	};
+	const called = { name: 'Called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, parameters: { inputSource: 'passthrough' } };
+	const manual = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+	const caller = (id, sub) =>
+		linear(id, `bench espocrm: caller ${sub}`, manual, [
+			{
+				name: 'Run',
+				type: 'n8n-nodes-base.executeWorkflow',
+				typeVersion: 1.2,
+				parameters: { source: 'database', workflowId: { __rl: true, mode: 'id', value: sub }, mode: 'once', options: { waitForSubWorkflow: true } },
+			},
+		]);
+	return ({ apiBase, apiKey }) => {
+		const subs = [
+			['rmsEspoSubAll001', [node({})]],
+			['rmsEspoSubSel001', [node({ listOptions: { select: SELECT } })]],
+			['rmsEspoSubHtp001', httpPages(apiBase, apiKey)],
+		];
+		return [
+			...subs.map(([id, nodes]) => Object.defineProperty(linear(id, `bench espocrm: ${id}`, called, [...nodes, count]), 'publish', { value: true })),
+			...subs.map(([id]) => caller(id.replace('Sub', 'Run'), id)),
+		];
+	};
+}
+
+const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const mb = (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '–');
+
+async function main() {
+	let opts;
+	try {
+		opts = parseArgs(process.argv.slice(2));
+	} catch (e) {
+		console.error(`npm run bench:espocrm: ${e.message}`);
+		return 2;
+	}
+	if (!(await onNode24())) return undefined;
+	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rms-bench-espocrm-'));
+	const procs = new Processes({ log: env.log });
+	let espo;
+	procs.handleSignals({ beforeExit: async () => espo && (await espo.stop()) });
+	try {
+		if (opts.build) {
+			env.log('npm run build');
+			await env.runNpm(['run', 'build']);
+		}
+		espo = await startEspo({ instance: 'test', fresh: true, log: env.log });
+		const apiKey = espo.keys.apiKey.apiKey;
+		const apiBase = espo.apiBase;
+
+		// Contacts by SQL (MariaDB's sequence engine): IDs of 17 characters as EspoCRM's, a name, a description.
+		let t = Date.now();
+		const sql = `USE espocrm; INSERT INTO contact (id, deleted, first_name, last_name, description, created_at, modified_at, do_not_call)
+			SELECT CONCAT('b', LPAD(HEX(seq), 16, '0')), 0, CONCAT('First', seq), CONCAT('Last', seq), CONCAT('Bench contact number ', seq),
+				DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), 0
+			FROM seq_1_to_${opts.records};`;
+		const seeded = spawnSync('mariadb', ['--no-defaults', `--socket=${espo.db.socket}`, '-uroot', '-e', sql], { encoding: 'utf8' });
+		if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
+		const total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
+		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL in ${Date.now() - t} ms; EspoCRM counts ${total}`);
+
+		const wfs = workflows()({ apiBase, apiKey });
+		const credentials = [{ ...CREDENTIAL, type: 'recordManagementServiceApi', data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey } }];
+		const n8n = await setupN8n({ procs, workDir, credentials, workflows: wfs });
+
+		const cases = [
+			// the shorter cases with 4 fields first, all fields after
+			{ key: 'rawSel', label: `raw client, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT) },
+			{ key: 'nodeSel', label: `this node, Return All, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSel001' },
+			{ key: 'http', label: `HTTP Request node, pagination + Split Out, select ${SELECT.length} fields`, workflow: 'rmsEspoRunHtp001' },
+			{ key: 'rawAll', label: 'raw client, offset + total on every page, all fields', raw: () => rawOffset(apiBase, apiKey) },
+			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
+		];
+		const results = {};
+		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
+		for (const c of chosen) {
+			const from = fs.statSync(espo.logs.php).size;
+			const r = { label: c.label };
+			try {
+				if (c.raw) Object.assign(r, await c.raw());
+				else {
+					const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), ['Run']);
+					const [summary] = m.outputs.Run;
+					Object.assign(r, { ms: m.ms, records: summary.count_id, unique: summary.unique_count_id, peakKb: m.peakNodeKb });
+				}
+			} catch (e) {
+				r.error = String((e && e.message) || e).split('\n')[0];
+			}
+			const requests = requestsSince(espo.logs.php, from);
+			r.requests = requests.length;
+			r.serverMs = requests.reduce((s, q) => s + q.ms, 0);
+			r.non200 = requests.filter((q) => q.status !== 200).length;
+			results[c.key] = r;
+			env.log(`${c.label}: ${r.error ? `FAILED: ${r.error}` : `${secs(r.ms)}, ${r.requests} requests, ${r.records} records (${r.unique} distinct)${r.peakKb ? `, peak ${mb(r.peakKb)}` : ''}`}`);
+		}
+
+		const lines = [
+			'',
+			`Return All of ${opts.records.toLocaleString('en')} Contacts from EspoCRM 8.1.5 (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}, one request at a time in every case), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+			'',
+			'| case | time | ratio to raw | requests | server time | records (distinct) | peak memory |',
+			'| --- | --- | --- | --- | --- | --- | --- |',
+		];
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel' };
+		for (const c of chosen) {
+			const r = results[c.key];
+			const ref = results[refOf[c.key]] ?? {};
+			lines.push(
+				`| ${c.label} | ${r.error ? 'FAILED' : secs(r.ms)} | ${r.ms && ref.ms ? `${(r.ms / ref.ms).toFixed(2)}x` : '–'} | ${r.requests} | ${secs(r.serverMs)} | ${r.records ?? '–'} (${r.unique ?? '–'}) | ${mb(r.peakKb)} |`,
+			);
+		}
+		const once = (r) => !r.error && r.records === total && r.unique === total && r.non200 === 0;
+		const ratio = (a, b) => results[a].ms / results[b].ms;
+		const has = (...keys) => keys.every((k) => results[k] && !results[k].error);
+		lines.push('');
+		if (has('nodeSel', 'rawSel')) lines.push(`Goal: with Fields to Return ≤ 0.3x raw: ${once(results.nodeSel) && ratio('nodeSel', 'rawSel') <= 0.3 ? 'met' : 'NOT MET'} (${ratio('nodeSel', 'rawSel').toFixed(2)}x)`);
+		if (has('nodeAll', 'rawAll')) lines.push(`Goal: without ≤ 0.6x raw: ${once(results.nodeAll) && ratio('nodeAll', 'rawAll') <= 0.6 ? 'met' : 'NOT MET'} (${ratio('nodeAll', 'rawAll').toFixed(2)}x)`);
+		const nodes = ['nodeAll', 'nodeSel'].filter((k) => results[k]);
+		lines.push(`Goal: every record once: ${nodes.every((k) => once(results[k])) ? 'met' : 'NOT MET'} (${nodes.join(', ')}; ${total} in EspoCRM)`);
+		if (has('nodeSel', 'http')) lines.push(`Goal: peak memory ≤ the HTTP Request node's (same fields): ${results.nodeSel.peakKb <= results.http.peakKb ? 'met' : 'NOT MET'} (${mb(results.nodeSel.peakKb)} vs ${mb(results.http.peakKb)})`);
+		console.log(lines.join('\n'));
+		if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ opts, total, results }, null, 2));
+		return Object.values(results).some((r) => r.error) ? 1 : 0;
+	} finally {
+		await procs.stopAll();
+		if (espo) await espo.stop();
+		if (!opts.keep) fs.rmSync(workDir, { recursive: true, force: true });
+		else env.log(`scratch folder kept: ${workDir}`);
+	}
+}
+
+main().then(
+	(code) => code !== undefined && process.exit(code),
+	(e) => {
+		console.error(`bench:espocrm failed: ${(e && e.stack) || e}`);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,253 @@
+/**
+ * Lists as EspoCRM users search them (issue 32): Search Text, the EspoCRM Filter and its check-box filters on Get Many,
+ * Get Many Related, the polling trigger and the record locator; and Return All paging by ID. Run through n8n's engine
+ * against the sandbox, which answers these parameters as EspoCRM 8.1.5 does (test/sandbox/search.js).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { loadFormList } from './harness/engine';
+import { useSandbox } from './harness/sandboxRun';
+import { pollingTrigger } from './harness/triggers';
+import { SANDBOX_CREDENTIALS, SANDBOX_USERS } from './sandbox';
+import type { RecordedRequest } from './sandbox';
+
+let onRequest: ((request: RecordedRequest) => void) | undefined;
+const bed = useSandbox({ onRequest: (request) => onRequest?.(request) });
+
+beforeEach(() => {
+	onRequest = undefined;
+	bed.use('apiKey', 'espocrm');
+});
+
+const store = () => bed.sandbox.store;
+const names = (items: IDataObject[]) => items.map((item) => String(item.name)).sort();
+const getMany = (parameters: IDataObject) => ({ resource: 'record', operation: 'getMany', returnAll: true, ...parameters });
+const lists = () => bed.received('GET').filter((request) => !request.path.startsWith('/Metadata') && !request.path.startsWith('/I18n'));
+
+function contacts() {
+	return {
+		ada: store().create('Contact', { firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@engines.example.com', phoneNumber: '+44 20 7946 0001' }),
+		grace: store().create('Contact', { firstName: 'Grace', lastName: 'Hopper', emailAddress: 'grace@navy.example.com', phoneNumber: '+1 555 0100' }),
+		alan: store().create('Contact', { firstName: 'Alan', lastName: 'Turing', emailAddress: 'alan@bletchley.example.com', description: 'Adams' }),
+	};
+}
+
+describe('Search Text', () => {
+	test('finds by the start of a name and by e-mail address, as the search box does; combines with the conditions', async () => {
+		contacts();
+		const byName = await bed.run(getMany({ entityType: 'Contact', searchText: 'ada' }));
+		expect(names(byName.json)).toEqual(['Ada Lovelace']);
+		const byLastName = await bed.run(getMany({ entityType: 'Contact', searchText: 'hop' }));
+		expect(names(byLastName.json)).toEqual(['Grace Hopper']);
+		const byEmail = await bed.run(getMany({ entityType: 'Contact', searchText: 'alan@' }));
+		expect(names(byEmail.json)).toEqual(['Alan Turing']);
+		// With * the text is the whole pattern: any contact with an address at example.com.
+		const wildcard = await bed.run(getMany({ entityType: 'Contact', searchText: '*.example.com' }));
+		expect(names(wildcard.json)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+		const combined = await bed.run(
+			getMany({
+				entityType: 'Contact',
+				searchText: '*.example.com',
+				filterMode: 'conditions',
+				conditions: { condition: [{ attribute: 'lastName', operator: 'startsWith', value: 'T' }] },
+			}),
+		);
+		expect(names(combined.json)).toEqual(['Alan Turing']);
+		const sent = lists().map((request) => request.query);
+		expect(sent.map((query) => query.textFilter)).toEqual(['ada', 'hop', 'alan@', '*.example.com', '*.example.com']);
+		expect(sent[4].where).toEqual([{ type: 'startsWith', attribute: 'lastName', value: 'T' }]);
+	});
+
+	test('Get Many Related searches the related records', async () => {
+		const account = store().create('Account', { name: 'Engines Ltd' });
+		const { ada, grace } = contacts();
+		store().link('Account', account.id, 'contacts', ada.id);
+		store().link('Account', account.id, 'contacts', grace.id);
+		const result = await bed.run({
+			resource: 'relationship',
+			operation: 'getManyRelated',
+			entityType: 'Account',
+			recordId: { __rl: true, mode: 'id', value: account.id },
+			link: 'contacts',
+			returnAll: true,
+			searchText: 'grace',
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((record) => record.id)).toEqual([grace.id]);
+		expect(lists().find((request) => request.path.endsWith('/contacts'))?.query.textFilter).toBe('grace');
+	});
+
+	test('on a Standard server it is refused before any request, naming the parameter and the item; other items go on', async () => {
+		bed.use('apiKey', 'standard');
+		contacts();
+		const result = await bed.run(
+			{ resource: 'record', operation: 'getMany', entityType: 'Contact', limit: 5, searchText: '={{ $json.search }}' },
+			[{ search: 'ada' }, { search: '' }],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(result.items[0].error?.message).toBe('The parameter "Search Text" works with EspoCRM servers only (item 0)');
+		expect(result.items.slice(1).every((item) => item.error === undefined)).toBe(true);
+		expect(lists()).toHaveLength(1);
+		expect(lists()[0].query.textFilter).toBeUndefined();
+	});
+});
+
+describe('EspoCRM Filter and check-box filters', () => {
+	test('primary filters of Lead and Opportunity return what their definition says', async () => {
+		for (const status of ['New', 'In Process', 'Converted', 'Dead']) store().create('Lead', { lastName: status, status });
+		for (const stage of ['Prospecting', 'Closed Won', 'Closed Lost']) store().create('Opportunity', { name: stage, stage });
+		const actual = await bed.run(getMany({ entityType: 'Lead', primaryFilter: 'actual' }));
+		expect(names(actual.json)).toEqual(['In Process', 'New']);
+		const converted = await bed.run(getMany({ entityType: 'Lead', primaryFilter: 'converted' }));
+		expect(names(converted.json)).toEqual(['Converted']);
+		const open = await bed.run(getMany({ entityType: 'Opportunity', primaryFilter: 'open' }));
+		expect(names(open.json)).toEqual(['Prospecting']);
+		const won = await bed.run(getMany({ entityType: 'Opportunity', primaryFilter: 'won', searchText: 'closed' }));
+		expect(names(won.json)).toEqual(['Closed Won']);
+		expect(lists().map((request) => request.query.primaryFilter)).toEqual(['actual', 'converted', 'open', 'won']);
+	});
+
+	test('an unknown filter is the server\'s error, with its reason', async () => {
+		const result = await bed.run(getMany({ entityType: 'Lead', primaryFilter: 'nope' }));
+		expect(result.error?.message).toContain('500');
+		expect(JSON.stringify(result.error)).toContain("No primary filter 'nope' for 'Lead'.");
+	});
+
+	test('Only My and Followed depend on the API user: the record it follows (through the API) and the one assigned to it', async () => {
+		const { ada, grace, alan } = contacts();
+		store().update('Contact', alan.id, { assignedUserId: SANDBOX_USERS.apiKey.id });
+		const followed = await fetch(`${bed.sandbox.origin}/api/v1/Contact/${ada.id}/subscription`, {
+			method: 'PUT',
+			headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey },
+		});
+		expect(await followed.json()).toBe(true);
+		const onlyFollowed = await bed.run(getMany({ entityType: 'Contact', boolFilterList: ['followed'] }));
+		// The user assigned to a record follows it (EspoCRM's stream hook).
+		expect(onlyFollowed.json.map((record) => record.id).sort()).toEqual([ada.id, alan.id].sort());
+		const onlyMy = await bed.run(getMany({ entityType: 'Contact', boolFilterList: ['onlyMy'] }));
+		expect(onlyMy.json.map((record) => record.id)).toEqual([alan.id]);
+		const either = await bed.run(getMany({ entityType: 'Contact', boolFilterList: 'onlyMy, followed' }));
+		expect(either.json.map((record) => record.id).sort()).toEqual([ada.id, alan.id].sort());
+		expect(either.json.map((record) => record.id)).not.toContain(grace.id);
+		// Another API user follows nothing.
+		bed.use('hmac', 'espocrm');
+		const otherUser = await bed.run(getMany({ entityType: 'Contact', boolFilterList: ['followed'] }));
+		expect(otherUser.json).toEqual([]);
+		expect(lists().map((request) => request.query.boolFilterList)).toEqual([['followed'], ['onlyMy'], ['onlyMy', 'followed'], ['followed']]);
+	});
+
+	test('the lists of the form: the entity type\'s filters and check-boxes, with the CRM\'s labels; the related type\'s for Get Many Related', async () => {
+		const load = async (method: string, parameters: IDataObject) =>
+			(await loadFormList(bed.store, 'loadOptions', method, parameters)) as Array<{ name: string; value: string }>;
+		const lead = { resource: 'record', operation: 'getMany', entityType: 'Lead' };
+		expect((await load('getPrimaryFilters', lead)).map(({ name, value }) => [name, value])).toEqual([
+			['All', ''],
+			['Actual', 'actual'],
+			['Converted', 'converted'],
+		]);
+		expect((await load('getBoolFilters', lead)).map(({ name, value }) => [name, value])).toEqual([
+			['Only My', 'onlyMy'],
+			['Followed', 'followed'],
+		]);
+		const related = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'opportunities' };
+		expect((await load('getPrimaryFilters', related)).map(({ value }) => value)).toEqual(['', 'open', 'won']);
+		bed.use('apiKey', 'standard');
+		expect(await load('getPrimaryFilters', lead)).toEqual([{ name: 'All', value: '', description: 'No filter of EspoCRM' }]);
+		expect(await load('getBoolFilters', lead)).toEqual([]);
+	});
+});
+
+describe('the record locator and the polling trigger', () => {
+	test('"From List" searches as EspoCRM\'s search box (by e-mail address too); a Standard server by name', async () => {
+		const { grace } = contacts();
+		const search = async () =>
+			(await loadFormList(bed.store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', entityType: 'Contact' }, 'grace@')) as {
+				results: Array<{ name: string; value: string }>;
+			};
+		expect((await search()).results).toEqual([{ name: 'Grace Hopper', value: grace.id }]);
+		expect(bed.received('GET').pop()?.query).toMatchObject({ textFilter: 'grace@' });
+		bed.use('apiKey', 'standard');
+		expect((await search()).results).toEqual([]);
+		expect(bed.received('GET').pop()?.query.where).toEqual([{ type: 'contains', attribute: 'name', value: 'grace@' }]);
+	});
+
+	test('the trigger emits only the new records its search and filters find', async () => {
+		const serverForm = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+		let clock = Date.now() - 86_400_000;
+		const lead = (lastName: string, status: string) =>
+			store().create('Lead', { lastName, status, createdAt: serverForm((clock += 1000)), modifiedAt: serverForm(clock) });
+		lead('Before', 'New');
+		const trigger = pollingTrigger(bed.store, { entityType: 'Lead', event: 'created', searchText: 'sm', primaryFilter: 'actual' });
+		expect(await trigger.poll()).toBeNull();
+		const smith = lead('Smith', 'New');
+		lead('Smithers', 'Dead');
+		lead('Jones', 'New');
+		const emitted = await trigger.poll();
+		expect(emitted?.map((record) => record.id)).toEqual([smith.id]);
+		for (const request of bed.received('GET')) {
+			expect(request.query).toMatchObject({ textFilter: 'sm', primaryFilter: 'actual' });
+			expect(request.headers['x-no-total']).toBe('true');
+		}
+	});
+});
+
+describe('Return All paging', () => {
+	const many = (count: number) => Array.from({ length: count }, (_, index) => store().create('Contact', { firstName: 'P', lastName: `N${index}` }));
+
+	test('EspoCRM without a sort order: by ID, without the total; records created and deleted meanwhile', async () => {
+		const existing = many(450);
+		const doomed = existing[300];
+		let created: IDataObject | undefined;
+		onRequest = (request) => {
+			if (request.path !== '/Contact' || created) return;
+			// After the first page: one record deleted ahead of the cursor, one created (its ID is the newest).
+			store().delete('Contact', doomed.id);
+			created = store().create('Contact', { firstName: 'P', lastName: 'Late' });
+		};
+		const result = await bed.run(getMany({ entityType: 'Contact', filterMode: 'conditions', conditions: { condition: [{ attribute: 'firstName', operator: 'equals', value: 'P' }] } }));
+		expect(result.error).toBeUndefined();
+		const ids = result.json.map((record) => record.id as string);
+		expect(new Set(ids).size).toBe(ids.length);
+		const expected = [...existing.filter((record) => record !== doomed), created!].map((record) => record.id as string);
+		expect([...ids].sort()).toEqual([...expected].sort());
+		expect(ids).toEqual([...ids].sort());
+
+		const requests = lists();
+		expect(requests).toHaveLength(3);
+		for (const [index, request] of requests.entries()) {
+			expect(request.headers['x-no-total']).toBe('true');
+			expect(request.query).toMatchObject({ orderBy: 'id', order: 'asc', maxSize: '200' });
+			expect(request.query.offset).toBeUndefined();
+			const where = request.query.where as IDataObject[];
+			expect(where[0]).toEqual({ type: 'equals', attribute: 'firstName', value: 'P' });
+			if (index === 0) expect(where).toHaveLength(1);
+			else expect(where[1]).toEqual({ type: 'greaterThan', attribute: 'id', value: ids[index * 200 - 1] });
+		}
+	});
+
+	test('with a sort order, or a Standard server: by offset, the total only on the first page', async () => {
+		many(450);
+		const sorted = await bed.run(getMany({ entityType: 'Contact', listOptions: { orderBy: 'lastName', order: 'asc' } }));
+		expect(sorted.json).toHaveLength(450);
+		const requests = lists();
+		expect(requests.map((request) => request.query.offset)).toEqual(['0', '200', '400']);
+		expect(requests.map((request) => request.headers['x-no-total'])).toEqual([undefined, 'true', 'true']);
+
+		bed.sandbox.clearRequests();
+		bed.use('apiKey', 'standard');
+		const standard = await bed.run(getMany({ entityType: 'Contact' }));
+		expect(standard.json).toHaveLength(450);
+		expect(lists().map((request) => [request.query.offset, request.query.orderBy, request.headers['x-no-total']])).toEqual([
+			['0', undefined, undefined],
+			['200', undefined, 'true'],
+			['400', undefined, 'true'],
+		]);
+	});
+
+	test('a Limit of a page or less never asks for the total', async () => {
+		many(30);
+		const result = await bed.run({ resource: 'record', operation: 'getMany', entityType: 'Contact', limit: 20 });
+		expect(result.json).toHaveLength(20);
+		expect(lists().map((request) => request.headers['x-no-total'])).toEqual(['true']);
+	});
+});
