@@ -38,11 +38,16 @@ class Records {
  * Not with Search Text: EspoCRM may order a full-text search by relevance first. Not on a Standard server, whose
  * interface does not promise an order by ID.
  */
-async function pagesById(context: RequestContext, request: IHttpRequestOptions, wanted: number) {
-	if (wanted !== Infinity) return false;
+async function pagesById(context: RequestContext, request: IHttpRequestOptions, wanted: number, ordered: boolean) {
+	if (wanted !== Infinity || ordered) return false;
 	const qs = (request.qs ?? {}) as IDataObject;
 	if (qs.orderBy !== undefined || qs.order !== undefined || qs.textFilter !== undefined || qs.q !== undefined) return false;
 	return (await runOf(context).credentials()).server === 'espocrm';
+}
+
+export interface ListOptions {
+	/** The list has an order of its own that paging must keep (a stream: newest note first), so it pages by offset. */
+	serverOrder?: boolean;
 }
 
 /**
@@ -57,8 +62,9 @@ export async function listRecords(
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
+	{ serverOrder = false }: ListOptions = {},
 ): Promise<IDataObject[]> {
-	if (await pagesById(context, request, wanted)) return await listById(context, itemIndex, request);
+	if (await pagesById(context, request, wanted, serverOrder)) return await listById(context, itemIndex, request);
 	return await listByOffset(context, itemIndex, request, wanted);
 }
 

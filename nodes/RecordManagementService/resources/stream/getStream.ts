@@ -75,6 +75,6 @@ export async function getStream(this: IExecuteFunctions): Promise<INodeExecution
 		const options = item.parameter<IDataObject>('streamOptions', {});
 		const noteTypes = ([] as unknown[]).concat(options.noteTypes ?? []).map(String);
 		const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
-		return await listRecords(this, item.index, { url, qs }, wanted);
+		return await listRecords(this, item.index, { url, qs }, wanted, { serverOrder: true });
 	});
 }
