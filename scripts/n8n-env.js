@@ -328,10 +328,17 @@ function n8nEnv(userFolder, extra = {}) {
 	return Object.assign(env, extra);
 }
 
+/** How much of an n8n command's stdout and of its stderr runN8n() keeps in memory: the end, for error messages. */
+const OUTPUT_TAIL_CHARS = 256 * 1024;
+
 /**
- * Runs one n8n CLI command to its end. Resolves { code, stdout, stderr, ms } (never rejects on exit code).
+ * Runs one n8n CLI command to its end. Resolves { code, stdout, stderr, ms } (never rejects on exit code; `code` is
+ * the signal's name when it was killed, e.g. 'SIGSEGV').
+ * stdout and stderr are the LAST 256 Ki characters of each (`n8n execute` prints the whole run, which can be any size: read
+ * results from the saved execution, scripts/lib/saved-executions.js); `outputFile`: the whole output (stdout and stderr
+ * interleaved as they come) is streamed into this file.
  */
-async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
+async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000, outputFile } = {}) {
 	// n8n 2.x always starts its task broker (default port 5679): give each process its own port, so runs do not
 	// collide with each other or with an n8n editor that is running.
 	if (!env.N8N_RUNNERS_BROKER_PORT) env = { ...env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -343,10 +350,23 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 			stdio: ['ignore', 'pipe', 'pipe'],
 			detached: true, // own process group, so a timeout kills the task runners too
 		});
+		const file = outputFile ? fs.createWriteStream(outputFile) : undefined;
+		child.stdout.setEncoding('utf8');
+		child.stderr.setEncoding('utf8');
 		let stdout = '';
 		let stderr = '';
-		child.stdout.on('data', (d) => (stdout += d));
-		child.stderr.on('data', (d) => (stderr += d));
+		const tail = (text, d) => {
+			const t = text + d;
+			return t.length > OUTPUT_TAIL_CHARS ? t.slice(-OUTPUT_TAIL_CHARS) : t;
+		};
+		child.stdout.on('data', (d) => {
+			stdout = tail(stdout, d);
+			if (file) file.write(d);
+		});
+		child.stderr.on('data', (d) => {
+			stderr = tail(stderr, d);
+			if (file) file.write(d);
+		});
 		const timer = setTimeout(() => {
 			stderr += `\n[killed after ${timeoutMs} ms]`;
 			try {
@@ -355,6 +375,7 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 		}, timeoutMs);
 		child.on('error', (e) => {
 			clearTimeout(timer);
+			if (file) file.end();
 			reject(e);
 		});
 		child.on('close', (code, signal) => {
@@ -363,7 +384,9 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 			try {
 				process.kill(-child.pid, 'SIGKILL');
 			} catch {}
-			resolve({ code: code === null ? signal : code, stdout, stderr, ms: Date.now() - started });
+			const result = { code: code === null ? signal : code, stdout, stderr, ms: Date.now() - started };
+			if (file) file.end(() => resolve(result));
+			else resolve(result);
 		});
 	});
 }
