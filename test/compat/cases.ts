@@ -1,8 +1,9 @@
 /**
  * The workflows of the compatibility fixture, as a user builds them in the editor: what was set in the form (values
- * that equal a default included, as a user may "set" them). `npm run compat:record` turns them into the workflows
- * the editor of a release SAVES (only the parameters that differ from that release's defaults, compat.ts
- * `savedParameters`) and records the requests that release sends for each (test/compat/<version>/).
+ * that equal a default included, as a user may "set" them). `RMS_COMPAT_RECORD=<version> npx jest test/compat` turns
+ * them into the workflows the editor of a release SAVES (only the parameters that differ from that release's
+ * defaults, compat.ts `savedParameters`) and records the requests that release sends for each
+ * (test/compat/<version>/; CONTRIBUTING.md, "The compatibility fixture").
  *
  * After the recording, this file is NOT what the test runs: compat.test.ts reads the stored JSON, so that a change
  * here cannot change what a released version's workflows are. Cover every resource/operation of the action node
