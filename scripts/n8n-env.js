@@ -10,7 +10,8 @@
  *
  *   node24/   npm install node@24 (its preinstall script fetches the binary and headers of this platform:
  *             Linux or macOS, x64 or arm64)
- *   n8n/      npm install n8n@2.41.1 --ignore-scripts, then sqlite3 built with node-gyp for Node 24
+ *   n8n/      npm install n8n@2.41.1 --ignore-scripts, then sqlite3's prebuilt N-API binary (prebuild-install, as its
+ *             own install script does), or sqlite3 built with node-gyp for Node 24 when there is none
  *   *.done    written only after a step finished and was verified; a step without its marker is redone
  *
  * No new dependency: plain Node (any version >= 18 runs this file), npm and node-gyp from the npm in use.
@@ -91,7 +92,7 @@ function nodeGypScript() {
 }
 
 /** Runs a command, streams nothing but prints a heartbeat; rejects with the tail of the output on failure. */
-function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
+function run(cmd, args, { cwd, env, label, heartbeat = 30, timeoutMs } = {}) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		// own process group: stopping it also stops what it started (make, g++ under node-gyp)
@@ -107,6 +108,15 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
 			() => log(`  … ${label} still running (${((Date.now() - started) / 1000).toFixed(0)}s)`),
 			heartbeat * 1000,
 		);
+		// a step that may hang on the network: stopped after timeoutMs (the step fails like any other)
+		const deadline =
+			timeoutMs &&
+			setTimeout(() => {
+				keep(`\n[stopped after ${timeoutMs / 1000} s]`);
+				try {
+					process.kill(-child.pid, 'SIGKILL');
+				} catch {}
+			}, timeoutMs);
 		// stopped while a step runs: stop the step too (its marker is not written, so the next run redoes it)
 		const onSignal = (signal) => {
 			log(`${signal}: stopping ${label}`);
@@ -118,6 +128,7 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
 		process.once('SIGINT', onSignal);
 		process.once('SIGTERM', onSignal);
 		const cleanup = () => {
+			if (deadline) clearTimeout(deadline);
 			process.removeListener('SIGINT', onSignal);
 			process.removeListener('SIGTERM', onSignal);
 		};
@@ -171,7 +182,7 @@ async function stepNode24(p) {
 
 async function stepN8n(p) {
 	if (fs.existsSync(p.marker('n8n-npm'))) return;
-	log(`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 minutes, about 3 GB)`);
+	log(`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 GB: 3 minutes on a quiet machine, up to 15 on a busy 2-core one; progress every 30 s)`);
 	fs.rmSync(p.n8nDir, { recursive: true, force: true });
 	fs.rmSync(p.marker('sqlite3'), { force: true });
 	fs.mkdirSync(p.n8nDir, { recursive: true });
@@ -212,20 +223,32 @@ async function stepSqlite3(p) {
 	if (!gyp) throw new Error('node-gyp not found next to npm (npm/node_modules/node-gyp/bin/node-gyp.js)');
 	const dirs = findSqlite3Dirs(path.join(p.n8nDir, 'node_modules'));
 	if (!dirs.length) throw new Error('sqlite3 not found in the n8n install');
+	const loads = (dir) =>
+		spawnSync(p.nodeBin, ['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`], { encoding: 'utf8' });
 	for (const dir of dirs) {
-		log(`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (about a minute)`);
-		const env = npmEnv();
+		const env = { ...npmEnv(), PATH: `${path.dirname(p.nodeBin)}:${process.env.PATH}` };
+		// sqlite3's own install script: its prebuilt N-API binary from GitHub (seconds), a compile only without one
+		// (1 to 5 minutes on a 2-core machine). The install above ran no scripts, so this is done here.
+		const prebuildInstall = path.join(p.n8nDir, 'node_modules', 'prebuild-install', 'bin.js');
+		if (fs.existsSync(prebuildInstall)) {
+			log(`sqlite3: fetching its prebuilt binary (prebuild-install -r napi) in ${path.relative(p.root, dir)}`);
+			const fetched = await run(p.nodeBin, ['--no-deprecation', prebuildInstall, '-r', 'napi'], { cwd: dir, env, label: 'prebuild-install sqlite3', timeoutMs: 120000 }).then(
+				() => loads(dir).status === 0,
+				(e) => {
+					log(`sqlite3: no prebuilt binary (${(e.message.split('\n').find((l) => /^prebuild-install (warn|err)/i.test(l)) || 'failed').trim()}): compiling it`);
+					return false;
+				},
+			);
+			if (fetched) continue;
+		}
+		log(`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (1 to 5 minutes; progress every 30 s)`);
 		env.JOBS = String(os.cpus().length || 2);
 		await run(p.nodeBin, [gyp, 'rebuild', `--nodedir=${p.nodeHeadersDir}`, `--jobs=${env.JOBS}`], {
 			cwd: dir,
-			env: { ...env, PATH: `${path.dirname(p.nodeBin)}:${env.PATH}` },
+			env,
 			label: 'node-gyp rebuild sqlite3',
 		});
-		const chk = spawnSync(
-			p.nodeBin,
-			['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`],
-			{ encoding: 'utf8' },
-		);
+		const chk = loads(dir);
 		if (chk.status !== 0) throw new Error(`sqlite3 does not load with Node 24:\n${chk.stderr}`);
 	}
 	writeJson(p.marker('sqlite3'), { dirs, at: new Date().toISOString() });
