@@ -261,7 +261,7 @@ async function startMariadb(inst, procs, log) {
 			const r = await exec(which('mariadb-admin'), ['--no-defaults', `--socket=${sock}`, '-uroot', 'ping'], { timeoutMs: 5000 });
 			if (r.code === 0) break;
 		}
-		// 60 s were seen to be too short on a 2-core machine with a load of 16
+		// room for a 2-core machine with a load of 16 (a limit for a hang, not for a slow start)
 		if (Date.now() - started > 180000) throw new Error(`mariadbd did not start within 180 s:\n${tail(logFile)}`);
 		await sleep(50);
 	}
