@@ -384,11 +384,12 @@ async function main() {
 			process.kill(-n8n.pid, 'SIGTERM');
 		} catch {}
 		await n8n.exited;
-		const r = await env.runN8n(p, n8nEnv, ['execute', `--id=${wf.id}`]);
-		const m = /Execution was successful:\n=+\n([\s\S]*\n\})/.exec(r.stdout);
-		if (r.code !== 0 || !m) problems.push(`example workflow failed:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+		// judged by the execution it saved (the editor's n8n saves every execution), not by what it printed
+		const { executeAndRead, lastExecutionId } = require('./lib/saved-executions');
+		const ran = await executeAndRead({ p, n8nEnv, runN8n: env.runN8n, workflowId: wf.id, afterId: await lastExecutionId(p, userFolder) });
+		if (ran.problem) problems.push(`example workflow failed: ${ran.problem}\n${ran.res.stdout.slice(-3000)}\n${ran.res.stderr.slice(-2000)}`);
 		else {
-			const runData = JSON.parse(m[1]).data.resultData.runData;
+			const runData = ran.execution.data.resultData.runData;
 			const count = (node) => (runData[node] ? runData[node][0].data.main[0].length : 0);
 			console.log(`[dev --check] example workflow: ${Object.keys(runData).map((n) => `${n}: ${count(n)} item(s)`).join(', ')}`);
 			for (const n of Object.keys(runData)) if (count(n) === 0) problems.push(`example workflow: node "${n}" returned no item`);

@@ -10,7 +10,8 @@
  *   4. two sandbox servers in this process, on free ports: the one of the workflows, and the one of the webhook phase
  *   5. credentials (one per authentication scheme) and the workflows imported with the n8n CLI: test/e2e/workflows/,
  *      the examples of examples/ (rewired for the test by test/e2e/examples/index.js), the webhook phase's workflow
- *   6. each workflow run with `n8n execute --id=<id>`, its run data parsed and handed to the sibling
+ *   6. each workflow run with `n8n execute --id=<id>`, the execution it saved in n8n's database read (not its printed
+ *      output: scripts/lib/saved-executions.js) and handed to the sibling
  *      <name>.check.js: module.exports = (result, sandbox, assert) => { ... }
  *      (optional: module.exports.before = (sandbox) => { ... } runs before the execution;
  *       module.exports.runs = 2 runs the workflow twice, result.runNumber telling which run it is)
@@ -149,9 +150,7 @@ exitWith(
 		workflowDir: WORKFLOW_DIR,
 		workDir: WORK_DIR,
 		start: startSandboxServers,
-		// n8n 2.41.1 on Node 24 sometimes dies with SIGSEGV after printing a successful run; a build in another
-		// terminal can remove dist/ under a running test
-		tolerateCrashAfterSuccess: true,
+		// a build in another terminal can remove dist/ under a running test
 		isolatePackage: true,
 		extraWorkflows: exampleWorkflows(),
 		prepareWorkflow: withFilesDir,

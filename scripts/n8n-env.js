@@ -10,7 +10,8 @@
  *
  *   node24/   npm install node@24 (its preinstall script fetches the binary and headers of this platform:
  *             Linux or macOS, x64 or arm64)
- *   n8n/      npm install n8n@2.41.1 --ignore-scripts, then sqlite3 built with node-gyp for Node 24
+ *   n8n/      npm install n8n@2.41.1 --ignore-scripts, then sqlite3's prebuilt N-API binary (prebuild-install, as its
+ *             own install script does), or sqlite3 built with node-gyp for Node 24 when there is none
  *   *.done    written only after a step finished and was verified; a step without its marker is redone
  *
  * No new dependency: plain Node (any version >= 18 runs this file), npm and node-gyp from the npm in use.
@@ -91,7 +92,7 @@ function nodeGypScript() {
 }
 
 /** Runs a command, streams nothing but prints a heartbeat; rejects with the tail of the output on failure. */
-function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
+function run(cmd, args, { cwd, env, label, heartbeat = 30, timeoutMs } = {}) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		// own process group: stopping it also stops what it started (make, g++ under node-gyp)
@@ -107,6 +108,15 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
 			() => log(`  … ${label} still running (${((Date.now() - started) / 1000).toFixed(0)}s)`),
 			heartbeat * 1000,
 		);
+		// a step that may hang on the network: stopped after timeoutMs (the step fails like any other)
+		const deadline =
+			timeoutMs &&
+			setTimeout(() => {
+				keep(`\n[stopped after ${timeoutMs / 1000} s]`);
+				try {
+					process.kill(-child.pid, 'SIGKILL');
+				} catch {}
+			}, timeoutMs);
 		// stopped while a step runs: stop the step too (its marker is not written, so the next run redoes it)
 		const onSignal = (signal) => {
 			log(`${signal}: stopping ${label}`);
@@ -118,6 +128,7 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30 } = {}) {
 		process.once('SIGINT', onSignal);
 		process.once('SIGTERM', onSignal);
 		const cleanup = () => {
+			if (deadline) clearTimeout(deadline);
 			process.removeListener('SIGINT', onSignal);
 			process.removeListener('SIGTERM', onSignal);
 		};
@@ -171,7 +182,7 @@ async function stepNode24(p) {
 
 async function stepN8n(p) {
 	if (fs.existsSync(p.marker('n8n-npm'))) return;
-	log(`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 minutes, about 3 GB)`);
+	log(`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 GB: 3 minutes on a quiet machine, up to 15 on a busy 2-core one; progress every 30 s)`);
 	fs.rmSync(p.n8nDir, { recursive: true, force: true });
 	fs.rmSync(p.marker('sqlite3'), { force: true });
 	fs.mkdirSync(p.n8nDir, { recursive: true });
@@ -212,20 +223,32 @@ async function stepSqlite3(p) {
 	if (!gyp) throw new Error('node-gyp not found next to npm (npm/node_modules/node-gyp/bin/node-gyp.js)');
 	const dirs = findSqlite3Dirs(path.join(p.n8nDir, 'node_modules'));
 	if (!dirs.length) throw new Error('sqlite3 not found in the n8n install');
+	const loads = (dir) =>
+		spawnSync(p.nodeBin, ['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`], { encoding: 'utf8' });
 	for (const dir of dirs) {
-		log(`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (about a minute)`);
-		const env = npmEnv();
+		const env = { ...npmEnv(), PATH: `${path.dirname(p.nodeBin)}:${process.env.PATH}` };
+		// sqlite3's own install script: its prebuilt N-API binary from GitHub (seconds), a compile only without one
+		// (1 to 5 minutes on a 2-core machine). The install above ran no scripts, so this is done here.
+		const prebuildInstall = path.join(p.n8nDir, 'node_modules', 'prebuild-install', 'bin.js');
+		if (fs.existsSync(prebuildInstall)) {
+			log(`sqlite3: fetching its prebuilt binary (prebuild-install -r napi) in ${path.relative(p.root, dir)}`);
+			const fetched = await run(p.nodeBin, ['--no-deprecation', prebuildInstall, '-r', 'napi'], { cwd: dir, env, label: 'prebuild-install sqlite3', timeoutMs: 120000 }).then(
+				() => loads(dir).status === 0,
+				(e) => {
+					log(`sqlite3: no prebuilt binary (${(e.message.split('\n').find((l) => /^prebuild-install (warn|err)/i.test(l)) || 'failed').trim()}): compiling it`);
+					return false;
+				},
+			);
+			if (fetched) continue;
+		}
+		log(`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (1 to 5 minutes; progress every 30 s)`);
 		env.JOBS = String(os.cpus().length || 2);
 		await run(p.nodeBin, [gyp, 'rebuild', `--nodedir=${p.nodeHeadersDir}`, `--jobs=${env.JOBS}`], {
 			cwd: dir,
-			env: { ...env, PATH: `${path.dirname(p.nodeBin)}:${env.PATH}` },
+			env,
 			label: 'node-gyp rebuild sqlite3',
 		});
-		const chk = spawnSync(
-			p.nodeBin,
-			['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`],
-			{ encoding: 'utf8' },
-		);
+		const chk = loads(dir);
 		if (chk.status !== 0) throw new Error(`sqlite3 does not load with Node 24:\n${chk.stderr}`);
 	}
 	writeJson(p.marker('sqlite3'), { dirs, at: new Date().toISOString() });
@@ -328,10 +351,17 @@ function n8nEnv(userFolder, extra = {}) {
 	return Object.assign(env, extra);
 }
 
+/** How much of an n8n command's stdout and of its stderr runN8n() keeps in memory: the end, for error messages. */
+const OUTPUT_TAIL_CHARS = 256 * 1024;
+
 /**
- * Runs one n8n CLI command to its end. Resolves { code, stdout, stderr, ms } (never rejects on exit code).
+ * Runs one n8n CLI command to its end. Resolves { code, stdout, stderr, ms } (never rejects on exit code; `code` is
+ * the signal's name when it was killed, e.g. 'SIGSEGV').
+ * stdout and stderr are the LAST 256 Ki characters of each (`n8n execute` prints the whole run, which can be any size: read
+ * results from the saved execution, scripts/lib/saved-executions.js); `outputFile`: the whole output (stdout and stderr
+ * interleaved as they come) is streamed into this file.
  */
-async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
+async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000, outputFile } = {}) {
 	// n8n 2.x always starts its task broker (default port 5679): give each process its own port, so runs do not
 	// collide with each other or with an n8n editor that is running.
 	if (!env.N8N_RUNNERS_BROKER_PORT) env = { ...env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -343,10 +373,23 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 			stdio: ['ignore', 'pipe', 'pipe'],
 			detached: true, // own process group, so a timeout kills the task runners too
 		});
+		const file = outputFile ? fs.createWriteStream(outputFile) : undefined;
+		child.stdout.setEncoding('utf8');
+		child.stderr.setEncoding('utf8');
 		let stdout = '';
 		let stderr = '';
-		child.stdout.on('data', (d) => (stdout += d));
-		child.stderr.on('data', (d) => (stderr += d));
+		const tail = (text, d) => {
+			const t = text + d;
+			return t.length > OUTPUT_TAIL_CHARS ? t.slice(-OUTPUT_TAIL_CHARS) : t;
+		};
+		child.stdout.on('data', (d) => {
+			stdout = tail(stdout, d);
+			if (file) file.write(d);
+		});
+		child.stderr.on('data', (d) => {
+			stderr = tail(stderr, d);
+			if (file) file.write(d);
+		});
 		const timer = setTimeout(() => {
 			stderr += `\n[killed after ${timeoutMs} ms]`;
 			try {
@@ -355,6 +398,7 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 		}, timeoutMs);
 		child.on('error', (e) => {
 			clearTimeout(timer);
+			if (file) file.end();
 			reject(e);
 		});
 		child.on('close', (code, signal) => {
@@ -363,7 +407,9 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000 } = {}) {
 			try {
 				process.kill(-child.pid, 'SIGKILL');
 			} catch {}
-			resolve({ code: code === null ? signal : code, stdout, stderr, ms: Date.now() - started });
+			const result = { code: code === null ? signal : code, stdout, stderr, ms: Date.now() - started };
+			if (file) file.end(() => resolve(result));
+			else resolve(result);
 		});
 	});
 }

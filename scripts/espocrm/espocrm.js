@@ -263,7 +263,8 @@ async function startMariadb(inst, procs, log) {
 			const r = await exec(which('mariadb-admin'), ['--no-defaults', `--socket=${sock}`, '-uroot', 'ping'], { timeoutMs: 5000 });
 			if (r.code === 0) break;
 		}
-		if (Date.now() - started > 60000) throw new Error(`mariadbd did not start within 60 s:\n${tail(logFile)}`);
+		// room for a 2-core machine with a load of 16 (a limit for a hang, not for a slow start)
+		if (Date.now() - started > 180000) throw new Error(`mariadbd did not start within 180 s:\n${tail(logFile)}`);
 		await sleep(50);
 	}
 	log(`MariaDB on 127.0.0.1:${port} (${Date.now() - started} ms)`);
@@ -306,9 +307,9 @@ async function waitForApi(api, child, procs, logFile) {
 		try {
 			const r = await api.get('/App/user');
 			if (r.status === 200) return Date.now() - started;
-			if (Date.now() - started > 30000) throw new Error(`GET /App/user as admin: ${r.status} ${r.reason || ''} ${String(r.text).slice(0, 300)}`);
+			if (Date.now() - started > 120000) throw new Error(`GET /App/user as admin: ${r.status} ${r.reason || ''} ${String(r.text).slice(0, 300)}`);
 		} catch (e) {
-			if (Date.now() - started > 30000) throw new Error(`EspoCRM's API did not answer within 30 s: ${e.message}\n${tail(logFile)}`);
+			if (Date.now() - started > 120000) throw new Error(`EspoCRM's API did not answer within 120 s: ${e.message}\n${tail(logFile)}`);
 		}
 		await sleep(100);
 	}

@@ -147,7 +147,6 @@ async function main() {
 			workDir: WORK_DIR,
 			saveOutput: true,
 			isolatePackage: true,
-			tolerateCrashAfterSuccess: true,
 			importOnly: [webhookPhase.workflow],
 			phases: [
 				{ name: formsPhase.name, run: ({ log: say }) => formsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }) },

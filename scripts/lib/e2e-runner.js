@@ -10,9 +10,12 @@
  *      commands load no community package) steps 4 and 5
  *   4. the server under test: `start()` of the caller (see below)
  *   5. its credentials and <workflowDir>/*.json imported with the n8n CLI
- *   6. each workflow run with `n8n execute --id=<id>`, its run data parsed and handed to the sibling
- *      <name>.check.js: module.exports = (result, server, assert) => { ... }
+ *   6. each workflow run with `n8n execute --id=<id>`, judged by the execution it SAVED in n8n's database (not by
+ *      what it printed, nor by its exit code alone: scripts/lib/saved-executions.js says why), and that execution
+ *      handed to the sibling <name>.check.js: module.exports = (result, server, assert) => { ... }
  *      (optional: module.exports.before = (server) => { ... } runs before the execution)
+ *      A run passes when n8n saved its execution with status "success" and the check passes; a run whose saved
+ *      execution failed, or that saved none, fails with the saved error (or the end of n8n's output).
  *
  * `start()` resolves to the server under test, as the runner uses it:
  *   {
@@ -40,12 +43,17 @@ const fs = require('fs');
 const path = require('path');
 const assert = require('assert/strict');
 const env = require('../n8n-env');
+const saved = require('./saved-executions');
 
 const REPO = env.REPO_ROOT;
 
 const secs = (ms) => `${(ms / 1000).toFixed(1)}s`;
 
-/** `n8n execute` prints log lines, then "Execution was successful:", a line of "=" and the run as JSON. */
+/**
+ * The run as `n8n execute` printed it ("Execution was successful:", a line of "=" and the run as indented JSON), or
+ * undefined. Only for callers that need the printed run (the bench, which does not save executions); the test
+ * runners read the saved execution instead: the printed text can be cut off or too large for a string.
+ */
 function parseRun(stdout) {
 	const marker = 'Execution was successful:';
 	const at = stdout.lastIndexOf(marker);
@@ -56,14 +64,6 @@ function parseRun(stdout) {
 	// JSON.stringify(data, null, 2): the object closes with "}" alone at column 0; log lines may follow
 	const end = lines.findIndex((l, i) => i > start && l === '}');
 	return JSON.parse(lines.slice(start, end + 1).join('\n'));
-}
-
-function parseRunSafely(stdout) {
-	try {
-		return parseRun(stdout);
-	} catch {
-		return undefined;
-	}
 }
 
 function errorText(res) {
@@ -80,7 +80,11 @@ function hint(res) {
 	return '';
 }
 
-/** What a check module receives as `result`. */
+/**
+ * What a check module receives as `result`. `run` is the saved execution: { id, workflowId, mode, status, finished,
+ * startedAt, stoppedAt, data: { resultData: { runData, error, lastNodeExecuted }, ... } }, the same shape as the
+ * run `n8n execute` prints. `res` is runN8n()'s result (its stdout is only the end of the output).
+ */
 function makeResult(name, run, res, { runNumber = 1, runs = 1 } = {}) {
 	const runData = (run && run.data && run.data.resultData && run.data.resultData.runData) || {};
 	const nodeRuns = (node) => {
@@ -95,6 +99,11 @@ function makeResult(name, run, res, { runNumber = 1, runs = 1 } = {}) {
 		runNumber,
 		runs,
 		durationMs: res.ms,
+		/** the saved execution's id in the run's n8n database */
+		executionId: run && run.id,
+		/** how `n8n execute` ended: 0, 1, or a signal's name ('SIGSEGV'); the run is judged by the saved execution */
+		exitCode: res.code,
+		/** the END of what `n8n execute` printed (at most 256 Ki characters): never parse the run from it */
 		stdout: res.stdout,
 		nodesRun: Object.keys(runData),
 		/** json of the items of a node's output (default: last run, output 0) */
@@ -172,11 +181,16 @@ function runsOf(checkFile) {
  * The whole run. Resolves to the exit code (0: every workflow passed).
  * options: workflowDir, workDir, start() (see above), argv (default process.argv.slice(2)),
  *          only (default $E2E_ONLY), keep (default $E2E_KEEP), afterRun(summary) (optional, prints extra lines),
- *          saveOutput (write each execution's output to <workDir>/<name>.out.txt),
+ *          saveOutput (stream each execution's whole output to <workDir>/<name>.out.txt; without it, only its end
+ *          is kept, in memory, for the report of a failure),
+ *          executeTimeoutMs (how long one `n8n execute` may take before it is killed; default $E2E_EXECUTE_TIMEOUT_MS
+ *          or 15 minutes: n8n's own start takes 10 to 60 s on a loaded 2-core machine, and a timeout only
+ *          matters when something hangs),
  *          isolatePackage (n8n loads a copy of package.json + dist/ made right after the build, in <workDir>/package,
  *          so that a build started meanwhile in the same checkout cannot change the package under a running test),
- *          tolerateCrashAfterSuccess (an `n8n execute` that printed a finished, successful run and then died with
- *          SIGSEGV while exiting is checked like a successful one),
+ *          tolerateCrashAfterSuccess (accepted for compatibility; every run is now judged by its saved execution,
+ *          so an `n8n execute` that saved a successful run and then died (SIGSEGV on its way out, seen with n8n
+ *          2.41.1 on Node 24) is checked like any other, with a note),
  *          extraWorkflows ([{ name, json, checkFile }]: run after those of workflowDir, in this order; `only`
  *          applies to their names too),
  *          importOnly ([workflow JSON]: imported with the others, never run by `n8n execute`),
@@ -199,8 +213,8 @@ async function runE2E(options) {
 		keep = !!process.env.E2E_KEEP,
 		afterRun,
 		saveOutput = false,
+		executeTimeoutMs = Number(process.env.E2E_EXECUTE_TIMEOUT_MS) || 15 * 60 * 1000,
 		isolatePackage = false,
-		tolerateCrashAfterSuccess = false,
 		extraWorkflows = [],
 		importOnly = [],
 		prepareWorkflow,
@@ -228,7 +242,8 @@ async function runE2E(options) {
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
 	env.prepareUserFolder(userFolder, { repoRoot: packageRoot });
-	const n8nEnv = env.n8nEnv(userFolder, moreEnv);
+	// every execution saved (the runs are judged by it), the caller's variables after
+	const n8nEnv = env.n8nEnv(userFolder, { ...saved.SAVE_ENV, ...moreEnv });
 
 	let server;
 	let passed = 0;
@@ -277,7 +292,7 @@ async function runE2E(options) {
 			// workflows (one file per workflow id: a workflow that runs twice is imported once)
 			const toImport = new Map();
 			for (const wf of workflows) {
-				wf.json = manualTriggerFirst(wf.json);
+				wf.json = saved.saveSettingsForced(manualTriggerFirst(wf.json));
 				if (prepareWorkflow) wf.json = prepareWorkflow(wf.json, wf);
 				toImport.set(wf.id, wf.json);
 			}
@@ -321,6 +336,8 @@ async function runE2E(options) {
 			`\nRunning ${count} workflow execution(s)${chosenPhases.length ? ` and ${chosenPhases.map((ph) => ph.name).join(', ')} alongside` : ''} with n8n ${env.N8N_VERSION} (setup took ${secs(tSetup)}, install check ${secs(tInstall)})\n`,
 		);
 
+		// executions saved so far (none after an import): each run reads only what it added
+		let lastExecutionId = await saved.lastExecutionId(p, userFolder);
 		for (const wf of workflows) {
 			for (let runNumber = 1; runNumber <= wf.runs; runNumber++) {
 				const label = wf.runs > 1 ? `${wf.name} (run ${runNumber} of ${wf.runs})` : wf.name;
@@ -335,20 +352,25 @@ async function runE2E(options) {
 					// an optional `before(server)` export prepares the server (for example expireTokens()), once
 					if (runNumber === 1 && typeof check.before === 'function') await check.before(server.beforeArg(wf));
 					from = server.mark();
-					r = await env.runN8n(p, n8nEnv, ['execute', `--id=${wf.id}`], { timeoutMs: 3 * 60 * 1000 });
-					if (saveOutput) fs.writeFileSync(path.join(workDir, `${wf.name}${wf.runs > 1 ? `.${runNumber}` : ''}.out.txt`), `${r.stdout}\n--- stderr ---\n${r.stderr}`);
-					let crashedAfter = false;
-					if (r.code !== 0) {
-						// n8n 2.41.1 on Node 24 now and then dies with SIGSEGV while shutting down, after it printed the whole run
-						const printed = tolerateCrashAfterSuccess && r.code === 'SIGSEGV' ? parseRunSafely(r.stdout) : undefined;
-						if (!(printed && printed.finished && printed.status === 'success'))
-							throw new Error(`n8n execute exited with ${r.code}:\n${errorText(r)}${hint(r)}`);
-						crashedAfter = true;
+					const outputFile = saveOutput ? path.join(workDir, `${wf.name}${wf.runs > 1 ? `.${runNumber}` : ''}.out.txt`) : undefined;
+					const ran = await saved.executeAndRead({
+						p,
+						n8nEnv,
+						runN8n: env.runN8n,
+						workflowId: wf.id,
+						afterId: lastExecutionId,
+						outputFile,
+						timeoutMs: executeTimeoutMs,
+					});
+					r = ran.res;
+					lastExecutionId = ran.lastId;
+					if (ran.problem) {
+						const output = ran.execution && ran.execution.status === 'error' ? '' : `\n${errorText(r)}${hint(r)}`;
+						throw new Error(`${ran.problem}${output}${outputFile ? `\n(whole output: ${outputFile})` : ''}`);
 					}
-					const run = parseRun(r.stdout);
-					if (crashedAfter) console.log(`      (${label}: n8n crashed with SIGSEGV while exiting, after printing a successful run: checked anyway)`);
-					if (!run) throw new Error(`no "Execution was successful:" JSON in the output:\n${errorText(r)}`);
-					await check(makeResult(wf.name, run, r, { runNumber, runs: wf.runs }), server.checkArg(from, wf), assert);
+					// n8n 2.41.1 on Node 24 now and then dies with SIGSEGV on its way out, after saving a successful run
+					if (r.code !== 0) console.log(`      (${label}: n8n execute exited with ${r.code} after saving successful execution ${ran.execution.id}: checked by what it saved)`);
+					await check(makeResult(wf.name, ran.execution, r, { runNumber, runs: wf.runs }), server.checkArg(from, wf), assert);
 				} catch (e) {
 					problem = e || new Error('failed');
 				}

@@ -53,6 +53,10 @@
  *   request(method, url, { body, cookie, headers, timeoutMs, agent }) → { status, headers, text, json, ms }
  *   waitFor(what, fn, { timeoutMs, intervalMs, proc }), freePort(), isListening(port), sleep(ms), tailFile(file, n)
  *
+ * Timeouts: generous on purpose (n8n's start 10 to 60 s, a REST answer several seconds, publishing up to a minute on a
+ * 2-core machine with a load of 8 to 16). They only bound a wait for something that happens anyway; a passing run
+ * never waits for one. Every wait polls for the state it needs instead of sleeping a fixed time.
+ *
  * What n8n 2.41.1 does that these helpers account for:
  * - `/healthz` answers before the REST API is mounted (until then every path gets the editor's HTML): startN8n()
  *   waits for `/rest/settings` to answer JSON on a main instance, and for `/healthz/readiness` (database connected
@@ -286,7 +290,7 @@ class Proc {
  * Polls `fn` every `intervalMs` until it returns a truthy value (which is returned). Exceptions count as "not yet".
  * Fails when `timeoutMs` passes, or at once when `proc` (a Proc, optional) exits meanwhile.
  */
-async function waitFor(what, fn, { timeoutMs = 120000, intervalMs = 300, proc } = {}) {
+async function waitFor(what, fn, { timeoutMs = 180000, intervalMs = 300, proc } = {}) {
 	const t0 = Date.now();
 	let lastError;
 	for (;;) {
@@ -316,7 +320,7 @@ const BROWSER_ID = 'rms-n8n-server-script';
  * Minimal HTTP/1.1 client. Resolves { status, headers, text, json, ms }; rejects only on network errors and timeouts.
  * body: an object (sent as JSON) or a string/Buffer (sent as is). cookie: a Cookie header value.
  */
-function request(method, url, { body, cookie, headers = {}, timeoutMs = 30000, agent } = {}) {
+function request(method, url, { body, cookie, headers = {}, timeoutMs = 120000, agent } = {}) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		const data =
@@ -426,7 +430,7 @@ function queueEnv({ redis, postgres, binaryDataMode = 'database' }) {
  *   (then call n8n.ready()).
  * @returns {Promise<N8nProcess>} { name, role, pid, proc, env, port, baseUrl, healthUrl, logFile, ready(), stop(), tail() }
  */
-async function startN8n({ procs, p, role, env, logFile, name = role, args = [], timeoutMs = 240000, wait = true, expectPackage }) {
+async function startN8n({ procs, p, role, env, logFile, name = role, args = [], timeoutMs = 480000, wait = true, expectPackage }) {
 	const command = { main: 'start', worker: 'worker', webhook: 'webhook' }[role];
 	if (!command) throw new Error(`unknown n8n role "${role}"`);
 	const e = { ...env };
@@ -505,7 +509,7 @@ async function runN8nCommand({ procs, p, env, args, logFile, name = `n8n ${args[
  * have loaded: n8n starts without a package it failed to load (it only logs `Failed to load package "<name>"`,
  * and its executions then fail with "Unrecognized node type").
  */
-async function waitForN8n(n8n, { timeoutMs = 240000, expectPackage } = {}) {
+async function waitForN8n(n8n, { timeoutMs = 480000, expectPackage } = {}) {
 	const t0 = Date.now();
 	if (n8n.role === 'worker') {
 		await waitFor(`${n8n.name} ${n8n.healthUrl}`, async () => (await request('GET', n8n.healthUrl, { timeoutMs: 5000 })).status === 200, {
@@ -611,7 +615,7 @@ async function publicationStatus(baseUrl, cookie, id) {
  * false`, status 'not_published'); fails at once on 'failed' or 'partial', with the triggers' error messages.
  * Resolves the status and how long it took.
  */
-async function waitForPublication(baseUrl, cookie, id, { published = true, timeoutMs = 60000, proc } = {}) {
+async function waitForPublication(baseUrl, cookie, id, { published = true, timeoutMs = 180000, proc } = {}) {
 	const t0 = Date.now();
 	const wanted = published ? 'published' : 'not_published';
 	let last;
@@ -639,7 +643,7 @@ async function waitForPublication(baseUrl, cookie, id, { published = true, timeo
  * Waits until the production webhook `path` (as set in the Webhook node; `/webhook/` is added) answers `method`.
  * Polls with OPTIONS + Origin, which n8n answers from its webhook registry without running anything.
  */
-async function waitForWebhook(baseUrl, path, { method = 'POST', timeoutMs = 60000, proc } = {}) {
+async function waitForWebhook(baseUrl, path, { method = 'POST', timeoutMs = 180000, proc } = {}) {
 	const url = `${baseUrl}/webhook/${path.replace(/^\/+/, '')}`;
 	const t0 = Date.now();
 	await waitFor(

@@ -66,7 +66,7 @@ async function startPhaseN8n(ctx, { folder, label, workflow, trigger }) {
 			const list = await srv.waitFor(`execution ${n} of the webhook trigger`, async () => {
 				const l = await executions();
 				return l.length >= n && l.every(finished) ? l : undefined;
-			}, { timeoutMs: 60000, intervalMs: 200, proc: main.proc });
+			}, { timeoutMs: 180000, intervalMs: 200, proc: main.proc });
 			assert.equal(list.length, n, `${list.length} executions, expected ${n}`);
 			const newest = list.sort((a, b) => Number(b.id) - Number(a.id))[0];
 			const e = await srv.getExecution(main.baseUrl, cookie, newest.id, { n8nBin: p.n8nBin });

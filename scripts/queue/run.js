@@ -254,7 +254,7 @@ async function main() {
 						executions = all.filter((e) => !mark.rest.has(String(e.id)));
 						return executions.every((e) => !['running', 'new', 'waiting', 'unknown'].includes(e.status));
 					},
-					{ timeoutMs: 60000, intervalMs: 500 },
+					{ timeoutMs: 180000, intervalMs: 500 },
 				);
 				const perWorker = {};
 				for (const w of current.workers) {

@@ -137,7 +137,7 @@ async function startRedis({ procs, dir, log }) {
 		],
 		{ logFile: path.join(dir, 'redis.log'), stopLast: true },
 	);
-	await waitFor('redis-server PING', async () => (await redisCommand(port, 'PING')) === '+PONG', { timeoutMs: 20000, proc });
+	await waitFor('redis-server PING', async () => (await redisCommand(port, 'PING')) === '+PONG', { timeoutMs: 60000, proc });
 	log(`redis-server on 127.0.0.1:${port} (pid ${proc.pid}, data ${dir})`);
 	return { host: '127.0.0.1', port, proc };
 }
@@ -210,7 +210,7 @@ async function startPostgres({ procs, dir, log }) {
 			env: { ...pgEnv, PGPASSWORD: password, PGCONNECT_TIMEOUT: '3' },
 		});
 	await waitFor('postgres accepting connections', async () => (await tcpOpen(port)) && (await psql('SELECT 1')).code === 0, {
-		timeoutMs: 30000,
+		timeoutMs: 120000,
 		proc,
 	});
 	const c = await psql('CREATE DATABASE n8n');
