@@ -22,12 +22,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const http = require('http');
-const { spawn, spawnSync } = require('child_process');
+const { spawnSync } = require('child_process');
 const { performance } = require('perf_hooks');
 const env = require('../n8n-env');
 const { Processes } = require('../lib/n8n-server');
-const { setupN8n, measure } = require('./n8n');
+const { setupN8n, measure, onNode24 } = require('./n8n');
 const { startEspo } = require('../espocrm/espocrm');
+const { toQuery } = require('../espocrm/client');
 
 const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
 const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
@@ -49,27 +50,7 @@ function parseArgs(argv) {
 	return o;
 }
 
-/** The raw client on the Node that runs n8n (24), with --expose-gc, as `npm run bench` does. */
-async function onNode24() {
-	if (process.versions.node.split('.')[0] === '24' && global.gc) return true;
-	const p = await env.ensureN8n();
-	const child = spawn(p.nodeBin, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
-	child.on('exit', (code, sig) => process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code));
-	return false;
-}
 
-/** PHP's bracket form of a query, as PHP reads it. */
-function toQuery(params, prefix, out = []) {
-	if (params === undefined || params === null) return out;
-	if (typeof params !== 'object') {
-		out.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(String(params))}`);
-		return out;
-	}
-	const entries = Array.isArray(params) ? params.map((v, i) => [String(i), v]) : Object.entries(params);
-	for (const [k, v] of entries) toQuery(v, prefix ? `${prefix}[${k}]` : k, out);
-	return out;
-}
 
 /** One GET as n8n sends it (a new connection per request), read in full and parsed. */
 function get(apiBase, apiKey, pathname, query) {
@@ -199,7 +180,7 @@ async function main() {
 		console.error(`npm run bench:espocrm: ${e.message}`);
 		return 2;
 	}
-	if (!(await onNode24())) return undefined;
+	if (!(await onNode24(__filename))) return undefined;
 	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rms-bench-espocrm-'));
 	const procs = new Processes({ log: env.log });
 	let espo;

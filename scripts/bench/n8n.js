@@ -5,7 +5,9 @@
  */
 
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
+const { spawn } = require('child_process');
 const env = require('../n8n-env');
 const { runN8nCommand } = require('../lib/n8n-server');
 const { parseRun, errorText } = require('../lib/e2e-runner');
@@ -197,4 +199,19 @@ function measure(result, nodeNames) {
 	};
 }
 
-module.exports = { setupN8n, measure, SAMPLE_MS };
+/**
+ * A bench's raw client runs in the bench's own process: it must run on the Node that runs n8n (24), not on the machine's Node that
+ * `npm run` used, so the bench (`script`) starts itself again with the cached Node 24 (and --expose-gc) and waits for it.
+ */
+async function onNode24(script) {
+	if (process.versions.node.split('.')[0] === '24' && global.gc) return true;
+	const p = await env.ensureN8n();
+	// --expose-gc: a full collection before each raw measurement (see below)
+	const child = spawn(p.nodeBin, ['--expose-gc', script, ...process.argv.slice(2)], { stdio: 'inherit' });
+	// Ctrl-C reaches both processes (same process group); other signals are passed on. The child cleans up.
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
+	child.on('exit', (code, sig) => process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code));
+	return false;
+}
+
+module.exports = { setupN8n, measure, onNode24, SAMPLE_MS };

@@ -18,11 +18,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
 const env = require('../n8n-env');
 const { Processes } = require('../lib/n8n-server');
 const { startSandboxProcess } = require('./sandbox');
-const { setupN8n, measure } = require('./n8n');
+const { setupN8n, measure, onNode24 } = require('./n8n');
 const workflows = require('./workflows');
 const { JOBS, CREATES, MASS_IDS, UPSERTS } = require('./jobs');
 const { report } = require('./report');
@@ -54,20 +53,6 @@ function parseArgs(argv) {
 	return o;
 }
 
-/**
- * The raw client runs in this process: it must run on the Node that runs n8n (24), not on the machine's Node that
- * `npm run` used, so this process starts itself again with the cached Node 24 (and --expose-gc) and waits for it.
- */
-async function onNode24() {
-	if (process.versions.node.split('.')[0] === '24' && global.gc) return true;
-	const p = await env.ensureN8n();
-	// --expose-gc: a full collection before each raw measurement (see below)
-	const child = spawn(p.nodeBin, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-	// Ctrl-C reaches both processes (same process group); other signals are passed on. The child cleans up.
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
-	child.on('exit', (code, sig) => process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code));
-	return false;
-}
 
 /** One case once: the server prepared, the system run and timed, the server's counts, the checks. */
 async function runCase({ job, c, latency, sandbox, n8n, measured }) {
@@ -132,7 +117,7 @@ async function main() {
 		console.error(`npm run bench: ${e.message}`);
 		return 2;
 	}
-	if (!(await onNode24())) return;
+	if (!(await onNode24(__filename))) return;
 
 	// a job marked `onlyWhenAsked` (an investigation, not a goal of the README's table) runs only when --only names it
 	const jobs = JOBS.filter((j) => (opts.only ? opts.only.includes(j.name) : !j.onlyWhenAsked));
