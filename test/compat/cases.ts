@@ -33,6 +33,12 @@ export interface CompatCase {
 	links?: Array<[string, string, string, string]>;
 	/** Attachment contents by seeded Attachment ID. */
 	files?: Record<string, string>;
+	/** EspoCRM stream notes before the workflow runs, oldest first (test/sandbox/stream.js `add`; their IDs are the
+	 * sandbox's own and never sent). */
+	notes?: IDataObject[];
+	/** Action node: also compare the names of the fields of each output item (what Simplify and similar output
+	 * parameters change, where the requests stay the same). Only where the sandbox's answer is stable. */
+	compareOutputFields?: boolean;
 	credential?: { scheme?: Scheme; server?: 'standard' | 'espocrm' };
 	dialect?: 'both' | 'standard' | 'espocrm';
 }
@@ -50,6 +56,10 @@ const DEAL = '0bb000000000000d1';
 const LEAD = '1ead0000000000001';
 const FILE = 'a77000000000000f1';
 const PROJECT = 'c9900000000000001';
+const TASK = '7a5c0000000000001';
+const FILE_UMLAUT = 'a77000000000000f2';
+/** The API user of the sandbox's API-key credential (test/sandbox/users.js): follows the records assigned to it. */
+const API_USER = '6700000000000a001';
 
 const contacts = {
 	Contact: [
@@ -66,12 +76,19 @@ const accounts = {
 	],
 };
 
+/** More accounts than one page holds (200): Return All reads a second page. */
+const manyAccounts = {
+	Account: Array.from({ length: 203 }, (_, i) => ({ id: `acc00000000001${i.toString(16).padStart(3, '0')}`, name: `Company ${String(i).padStart(3, '0')}` })),
+};
+const binaryFile = (text: string, fileName: string, mimeType = 'text/plain') => ({ base64: Buffer.from(text, 'utf8').toString('base64'), fileName, mimeType });
+
 export const CASES: CompatCase[] = [
 	// ---------------------------------------------------------------------------------------------- record
 	{
 		name: 'record create: fields (resource, operation and entity type at their defaults)',
 		node: 'action',
 		parameters: { resource: 'record', operation: 'create', entityType: 'Contact', bodyMode: 'fields', fields: { firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.com' } },
+		compareOutputFields: true,
 	},
 	{
 		name: 'record create: fields from expressions, custom fields, skip duplicate check',
@@ -143,11 +160,12 @@ export const CASES: CompatCase[] = [
 		node: 'action',
 		parameters: { operation: 'get', recordId: byId(GRACE) },
 		seed: contacts,
+		compareOutputFields: true,
 	},
 	{
 		name: 'record get: request settings set',
 		node: 'action',
-		parameters: { operation: 'get', recordId: byId('={{ $json.id }}'), requestSettings: { maxParallel: 1, maxRetries: 0, maxRetryWaitSeconds: 5 } },
+		parameters: { operation: 'get', recordId: byId('={{ $json.id }}'), requestSettings: { maxParallel: 1, maxRetries: 0, maxRetryWaitSeconds: 5, timeoutSeconds: 10 } },
 		items: [{ id: ADA }, { id: ALAN }],
 		seed: contacts,
 	},
@@ -156,6 +174,7 @@ export const CASES: CompatCase[] = [
 		node: 'action',
 		parameters: { operation: 'getMany' },
 		seed: contacts,
+		compareOutputFields: true,
 	},
 	{
 		name: 'record get many: return all, conditions, select and order',
@@ -194,6 +213,7 @@ export const CASES: CompatCase[] = [
 		node: 'action',
 		parameters: { operation: 'update', recordId: byId(ADA), fields: { description: 'Updated by n8n', phoneNumber: '+44 20 7946 0000' } },
 		seed: contacts,
+		compareOutputFields: true,
 	},
 	{
 		name: 'record update: JSON body and record ID from expressions',
@@ -214,12 +234,89 @@ export const CASES: CompatCase[] = [
 		parameters: { operation: 'delete', recordId: byId(ALAN) },
 		seed: contacts,
 	},
+	{
+		name: 'record get: simplified, output fields compared',
+		node: 'action',
+		parameters: { operation: 'get', recordId: byId(ADA), simplify: true },
+		seed: contacts,
+		compareOutputFields: true,
+	},
+	{
+		name: 'record get many: simplified, limit set',
+		node: 'action',
+		parameters: { operation: 'getMany', limit: 2, simplify: true },
+		seed: contacts,
+		compareOutputFields: true,
+	},
+	{
+		name: 'record create: simplified',
+		node: 'action',
+		parameters: { operation: 'create', fields: { firstName: 'Ada', lastName: 'Lovelace' }, simplify: true },
+		compareOutputFields: true,
+	},
+	{
+		name: 'record update: simplified',
+		node: 'action',
+		parameters: { operation: 'update', recordId: byId(GRACE), fields: { description: 'Compact' }, simplify: true },
+		seed: contacts,
+		compareOutputFields: true,
+	},
+	{
+		name: 'record get many: search text, EspoCRM filter and check-box filters (EspoCRM)',
+		node: 'action',
+		parameters: { operation: 'getMany', entityType: 'Opportunity', searchText: 'deal', primaryFilter: 'open', boolFilterList: ['onlyMy', 'followed'] },
+		seed: { Opportunity: [{ id: DEAL, name: 'Deal', stage: 'Prospecting', amount: 10, assignedUserId: API_USER }] },
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'record get many: return all from EspoCRM without a sort, paged by ID (EspoCRM)',
+		node: 'action',
+		parameters: { operation: 'getMany', entityType: 'Account', returnAll: true },
+		seed: manyAccounts,
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'record get many: return all from EspoCRM sorted, paged by offset (EspoCRM)',
+		node: 'action',
+		parameters: { operation: 'getMany', entityType: 'Account', returnAll: true, listOptions: { orderBy: 'name', order: 'desc' } },
+		seed: manyAccounts,
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'record upsert: several items share a match value (options at their defaults)',
+		node: 'action',
+		parameters: { operation: 'upsert', matchValue: '={{ $json.email }}', fields: { lastName: '={{ $json.name }}', emailAddress: '={{ $json.email }}' } },
+		items: [
+			{ email: 'ada@example.com', name: 'King' },
+			{ email: 'new@example.com', name: 'Newcomer' },
+			{ email: 'ada@example.com', name: 'Lovelace' },
+			{ email: 'new@example.com', name: 'Later' },
+		],
+		seed: contacts,
+	},
+	{
+		name: 'record upsert: match values per look-up set',
+		node: 'action',
+		parameters: {
+			operation: 'upsert',
+			matchValue: '={{ $json.email }}',
+			fields: { lastName: '={{ $json.name }}' },
+			upsertOptions: { valuesPerLookup: 2 },
+		},
+		items: [
+			{ email: 'ada@example.com', name: 'King' },
+			{ email: 'grace@example.com', name: 'Hopper' },
+			{ email: 'alan@example.com', name: 'Turing' },
+		],
+		seed: contacts,
+	},
 	// ---------------------------------------------------------------------------------------------- relationship
 	{
 		name: 'relationship get many related: operation and link at their defaults',
 		node: 'action',
 		parameters: { resource: 'relationship', entityType: 'Account', recordId: byId(ACME) },
 		seed: { ...accounts, Opportunity: [{ id: DEAL, name: 'Deal', accountId: ACME, stage: 'Prospecting', amount: 10 }] },
+		compareOutputFields: true,
 	},
 	{
 		name: 'relationship get many related: contacts, return all, conditions',
@@ -253,6 +350,33 @@ export const CASES: CompatCase[] = [
 		parameters: { resource: 'relationship', operation: 'unlink', entityType: 'Account', recordId: byId(ACME), link: 'custom', customLink: 'contacts', relatedId: ADA },
 		seed: { ...accounts, ...contacts },
 		links: [['Account', ACME, 'contacts', ADA]],
+	},
+	{
+		name: 'relationship get many related: simplified, search text and EspoCRM filter (EspoCRM)',
+		node: 'action',
+		parameters: {
+			resource: 'relationship',
+			entityType: 'Account',
+			recordId: byId(ACME),
+			link: 'opportunities',
+			searchText: 'deal',
+			primaryFilter: 'open',
+			boolFilterList: ['onlyMy'],
+			simplify: true,
+		},
+		seed: { ...accounts, Opportunity: [{ id: DEAL, name: 'Deal', accountId: ACME, stage: 'Prospecting', amount: 10, assignedUserId: API_USER }] },
+		credential: { server: 'espocrm' },
+		compareOutputFields: true,
+	},
+	{
+		name: 'relationship unlink: several IDs',
+		node: 'action',
+		parameters: { resource: 'relationship', operation: 'unlink', entityType: 'Account', recordId: byId(ACME), link: 'contacts', relatedId: `${ADA}, ${GRACE}` },
+		seed: { ...accounts, ...contacts },
+		links: [
+			['Account', ACME, 'contacts', ADA],
+			['Account', ACME, 'contacts', GRACE],
+		],
 	},
 	// ---------------------------------------------------------------------------------------------- bulk
 	{
@@ -348,6 +472,91 @@ export const CASES: CompatCase[] = [
 		files: { [FILE]: 'notes\n' },
 		credential: { server: 'espocrm' },
 	},
+	{
+		name: 'attachment download: a non-ASCII file name (EspoCRM)',
+		node: 'action',
+		parameters: { resource: 'attachment', attachmentId: FILE_UMLAUT },
+		seed: { Attachment: [{ id: FILE_UMLAUT, name: 'Grüße-Überblick 日本語 ✓.txt', type: 'text/plain', size: 6, role: 'Attachment' }] },
+		files: { [FILE_UMLAUT]: 'Grüße\n' },
+		credential: { server: 'espocrm' },
+	},
+	// ---------------------------------------------------------------------------------------------- stream
+	{
+		name: 'stream post: text, operation at its default (EspoCRM)',
+		node: 'action',
+		parameters: { resource: 'stream', entityType: 'Contact', recordId: byId(ADA), post: 'Called her: **follow up** next week' },
+		seed: contacts,
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'stream post: files from binary data, internal (EspoCRM)',
+		node: 'action',
+		parameters: {
+			resource: 'stream',
+			operation: 'post',
+			entityType: 'custom',
+			customEntityType: 'Task',
+			recordId: byId('={{ $json.taskId }}'),
+			post: '={{ "Receipt for " + $json.taskId }}',
+			postOptions: { attachments: 'receipt, scan', isInternal: true },
+		},
+		items: [{ taskId: TASK, $binary: { receipt: binaryFile('Receipt №123 — paid\n', 'Quittung-Müller.txt'), scan: binaryFile('%PDF-1.4 scan\n', 'scan.pdf', 'application/pdf') } }],
+		seed: { Task: [{ id: TASK, name: 'Pay the printer repair', status: 'Not Started' }] },
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: "stream get many: a record's stream, every option at its default (EspoCRM)",
+		node: 'action',
+		parameters: { resource: 'stream', operation: 'getStream', entityType: 'Contact', recordId: byId(ADA) },
+		seed: contacts,
+		notes: [
+			{ type: 'Create', parentType: 'Contact', parentId: ADA },
+			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call' },
+			{ type: 'Update', parentType: 'Contact', parentId: ADA },
+		],
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: "stream get many: a record's stream, return all, note types (EspoCRM)",
+		node: 'action',
+		parameters: { resource: 'stream', operation: 'getStream', streamOf: 'record', entityType: 'Contact', recordId: byId(ADA), returnAll: true, streamOptions: { noteTypes: ['Post', 'Status'] } },
+		seed: contacts,
+		notes: [
+			{ type: 'Create', parentType: 'Contact', parentId: ADA },
+			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call' },
+			{ type: 'Status', parentType: 'Contact', parentId: ADA, data: { value: 'Assigned' } },
+			{ type: 'Post', parentType: 'Contact', parentId: GRACE, post: 'Not hers' },
+		],
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: "stream get many: the API user's own stream, limit set (EspoCRM)",
+		node: 'action',
+		parameters: { resource: 'stream', operation: 'getStream', streamOf: 'user', limit: 2 },
+		seed: { Contact: [{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER }, { id: GRACE, firstName: 'Grace', lastName: 'Hopper' }] },
+		notes: [
+			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'Followed 1' },
+			{ type: 'Post', parentType: 'Contact', parentId: GRACE, post: 'Not followed' },
+			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'Followed 2' },
+			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'Followed 3' },
+		],
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'stream follow (EspoCRM)',
+		node: 'action',
+		parameters: { resource: 'stream', operation: 'follow', entityType: 'Contact', recordId: byId(GRACE) },
+		seed: contacts,
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: 'stream unfollow (EspoCRM)',
+		node: 'action',
+		parameters: { resource: 'stream', operation: 'unfollow', entityType: 'Contact', recordId: byId('={{ $json.id }}') },
+		items: [{ id: ADA }, { id: GRACE }],
+		seed: { Contact: [{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER }, { id: GRACE, firstName: 'Grace', lastName: 'Hopper' }] },
+		credential: { server: 'espocrm' },
+	},
 	// ---------------------------------------------------------------------------------------------- triggers
 	{
 		name: 'polling trigger: every parameter at its default',
@@ -376,6 +585,14 @@ export const CASES: CompatCase[] = [
 		parameters: { entityType: 'custom', customEntityType: 'Lead', filterMode: 'json' },
 		seed: { Lead: [{ id: LEAD, lastName: 'Lead', status: 'New', createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
 		later: { Lead: [{ id: '1ead0000000000002', lastName: 'Later', status: 'New', createdAt: '@ago:60', modifiedAt: '@ago:60' }] },
+	},
+	{
+		name: 'polling trigger: search text, EspoCRM filter and check-box filters (EspoCRM)',
+		node: 'pollingTrigger',
+		parameters: { entityType: 'Lead', event: 'created', searchText: 'le', primaryFilter: 'actual', boolFilterList: ['onlyMy'] },
+		seed: { Lead: [{ id: LEAD, lastName: 'Lead', status: 'New', assignedUserId: API_USER, createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
+		later: { Lead: [{ id: '1ead0000000000002', lastName: 'Leader', status: 'Assigned', assignedUserId: API_USER, createdAt: '@ago:60', modifiedAt: '@ago:60' }] },
+		credential: { server: 'espocrm' },
 	},
 	{
 		name: 'webhook trigger: every parameter at its default (EspoCRM)',

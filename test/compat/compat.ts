@@ -14,7 +14,8 @@
  *       (`NNNN-NN-NN NN:NN:NN`: the form stays compared, the moment does not; the triggers send "since the last
  *       poll" and the seeds' times are relative to now)
  *     `127.0.0.1:<port>` (the sandbox's and the webhook endpoint's free ports) → `127.0.0.1:<port>`
- * - per workflow also: whether it failed (the error's message) and how many items came out.
+ * - per workflow also: whether it failed (the error's message) and how many items came out; for the cases that ask
+ *   (compareOutputFields), the field names of each output item (Simplify changes them, not the requests).
  */
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type { IDataObject, INode, INodeType, IVersionedNodeType, IWorkflowBase, WorkflowExecuteMode } from 'n8n-workflow';
@@ -42,6 +43,8 @@ export interface Observed {
 	/** Items out: the action node's output count; the polling trigger's per poll (null: nothing new); the webhook
 	 * trigger's per delivery. */
 	items: Array<number | null>;
+	/** Cases with compareOutputFields: the sorted field names of each output item of the action node, in order. */
+	outputFields?: string[][];
 }
 
 /**
@@ -143,6 +146,7 @@ export async function runStoredCase(storedCase: StoredCase, sandbox: Sandbox, st
 	applyChanges(sandbox, stored.seed);
 	for (const [entityType, id, link, foreignId] of stored.links ?? []) sandbox.store.link(entityType, id, link, foreignId);
 	for (const [id, text] of Object.entries(stored.files ?? {})) sandbox.store.files.set(id, Buffer.from(text, 'utf8'));
+	for (const note of stored.notes ?? []) sandbox.streams.add(resolveTimes(note));
 	sandbox.clearRequests();
 
 	const node = stored.workflow.nodes.find((n) => n.type === TYPE_OF[stored.node]);
@@ -151,7 +155,8 @@ export async function runStoredCase(storedCase: StoredCase, sandbox: Sandbox, st
 	if (stored.node === 'action') {
 		const result = await runWorkflow(stored, store);
 		observed.error = result.error;
-		observed.items = [result.items];
+		observed.items = [result.items.length];
+		if (stored.compareOutputFields) observed.outputFields = result.items.map((json) => Object.keys(json).sort());
 	} else if (stored.node === 'pollingTrigger') {
 		const trigger = pollingTrigger(store, node.parameters as IDataObject);
 		try {
@@ -183,7 +188,7 @@ export async function runStoredCase(storedCase: StoredCase, sandbox: Sandbox, st
 const countOf = (items: IDataObject[] | null) => (items === null ? null : items.length);
 
 /** The stored workflow through n8n's WorkflowExecute, as `n8n execute` runs a saved workflow. */
-async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<{ error: string | null; items: number }> {
+async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<{ error: string | null; items: IDataObject[] }> {
 	const nodes = stored.workflow.nodes as INode[];
 	const workflow = new Workflow({
 		id: 'compat-workflow',
@@ -211,7 +216,7 @@ async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<
 	const name = nodes.find((n) => n.type === NODE_TYPE)!.name;
 	const task = run.data.resultData.runData[name]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
-	return { error: error ? String(error.message) : null, items: (task?.data?.main?.[0] ?? []).length };
+	return { error: error ? String(error.message) : null, items: (task?.data?.main?.[0] ?? []).map((item) => item.json) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
