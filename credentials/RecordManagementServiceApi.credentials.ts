@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'crypto';
+import { createHash } from 'crypto';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -7,6 +7,8 @@ import type {
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
+
+import { hmacAuthorization } from '../nodes/RecordManagementService/shared/hmac';
 
 /**
  * Accepts what users paste (`https://crm.example.com`, with or without a trailing slash or `/api/v1`)
@@ -41,7 +43,7 @@ export function redirectDecision(from: string, method: string | undefined, statu
 	try {
 		target = new URL(String(location ?? ''), source);
 	} catch {
-		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100)}")` };
+		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100).replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")` };
 	}
 	if (target.origin !== source.origin) {
 		if (source.protocol === 'http:' && target.protocol === 'https:' && target.hostname === source.hostname) {
@@ -324,12 +326,3 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 	return reply.access_token;
 }
 
-/** EspoCRM's signature over "METHOD /path" (path after /api/v1, no query), with the raw digest every version accepts. */
-function hmacAuthorization(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions) {
-	const method = (options.method ?? 'GET').toUpperCase();
-	const path = new URL(options.url, 'http://path.only').pathname;
-	const signature = createHmac('sha256', String(credentials.secretKey))
-		.update(`${method} ${path}`)
-		.digest();
-	return Buffer.concat([Buffer.from(`${credentials.apiKey}:`), signature]).toString('base64');
-}

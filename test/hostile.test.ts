@@ -371,3 +371,31 @@ describe('e-mail addresses with a display name', () => {
 		expect(bed.received()).toEqual([]);
 	});
 });
+
+describe('what an answer echoes of the request is redacted, whole', () => {
+	/** Every run of 8 characters of a secret: a part of one is a leak too. */
+	function expectNoPartOf(secret: string, text: string) {
+		for (let at = 0; at + 8 <= secret.length; at++) expect(text).not.toContain(secret.slice(at, at + 8));
+	}
+
+	test('a key that the 200 characters of the excerpt cut in two', async () => {
+		// A key longer than the excerpt: wherever the echo puts it, the cut falls inside it.
+		const longKey = `k3y-${'x7Qp'.repeat(80)}`;
+		bed.use('apiKey', 'standard', { apiKey: longKey });
+		bed.sandbox.faults.failNext({ status: 200, echoRequestHeaders: true });
+		const result = await bed.run(getContact('any'));
+		expect(result.error?.message).toMatch(/is not a record/);
+		expectNoPartOf(longKey, everything(result));
+	});
+
+	test('HMAC: the X-Hmac-Authorization header of the request, which could be sent again', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('hmac', 'espocrm');
+		bed.sandbox.faults.failNext({ status: 200, echoRequestHeaders: true });
+		const result = await bed.run(getContact('any'));
+		expect(result.error?.message).toMatch(/is not a record/);
+		const sent = bed.received()[0].headers['x-hmac-authorization'] as string;
+		expect(sent).toBeTruthy();
+		expectNoPartOf(sent, everything(result));
+	});
+});

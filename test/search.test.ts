@@ -225,6 +225,18 @@ describe('Return All paging', () => {
 		}
 	});
 
+	test('a list that ignores the ID condition (EspoCRM: opted-out members of a target list) is read again by offset, each record once', async () => {
+		many(450);
+		bed.sandbox.faults.ignoresWhereAndOrder = true;
+		const result = await bed.run(getMany({ entityType: 'Contact' }));
+		expect(result.error).toBeUndefined();
+		const ids = result.json.map((record) => record.id as string);
+		expect(ids).toHaveLength(450);
+		expect(new Set(ids).size).toBe(450);
+		// Two pages by ID (the second repeats the first), then by offset from the start.
+		expect(lists().map((request) => request.query.offset ?? 'id')).toEqual(['id', 'id', '0', '200', '400']);
+	});
+
 	test('with a sort order, or a Standard server: by offset, the total only on the first page', async () => {
 		many(450);
 		const sorted = await bed.run(getMany({ entityType: 'Contact', listOptions: { orderBy: 'lastName', order: 'asc' } }));

@@ -295,3 +295,28 @@ describe('Create or Update: failures stay with their items', () => {
 		expect(bed.received()).toEqual([]);
 	});
 });
+
+describe('Create or Update trusts no answer that is not a record', () => {
+	test("a create answered with a JSON list fails its item; the value's next item does not write to /undefined", async () => {
+		bed.sandbox.faults.answerNext({ kind: 'list', method: 'POST' });
+		const items = [
+			{ email: 'eve@example.com', first: 'Eve', last: 'One', note: 'first' },
+			{ email: 'eve@example.com', first: 'Eve', last: 'Two', note: 'second' },
+		];
+		const result = await bed.run(upsertByEmail(), items, { onError: 'continueRegularOutput' });
+		expect(result.items[0].error?.message).toMatch(/is not a record/);
+		expect(paths(bed.received()).filter((path) => path.includes('undefined'))).toEqual([]);
+		// The second item looks again (the first may or may not have been created) and writes once.
+		expect(result.items[1].error).toBeUndefined();
+		expect(store().list('Contact').filter((contact) => contact.lastName === 'Two')).toHaveLength(1);
+	});
+
+	test('values that differ only in accents are one record, as in EspoCRM\'s collation: "José" updates the stored "Jose"', async () => {
+		const jose = store().create('Account', { name: 'Jose' });
+		const accounts = { resource: 'record', operation: 'upsert', entityType: 'Account', matchField: 'name', matchValue: '={{ $json.name }}', fields: { description: '={{ $json.note }}' } };
+		const result = await bed.run(accounts, [{ name: 'Jose', note: 'one' }, { name: 'José', note: 'two' }]);
+		expectNoOutputError(result);
+		expect(bed.received('POST')).toEqual([]);
+		expect(store().list('Account')).toEqual([expect.objectContaining({ id: jose.id, description: 'two' })]);
+	});
+});

@@ -54,6 +54,8 @@ class Faults {
     this.i18nFailure = null;
     /** Lists ignore `offset` (query string): every page is the first, as on a server that does not page. */
     this.ignoresOffset = false;
+    /** Lists ignore `where`, `orderBy` and `order` but page by offset, as EspoCRM's opted-out members of a target list. */
+    this.ignoresWhereAndOrder = false;
     /** @type {Array<FailNextOptions & { remaining: number }>} */
     this.failQueue = [];
     /** @type {Array<FailEveryOptions & { seen: number, fired: number }>} */
@@ -112,6 +114,7 @@ class Faults {
     this.htmlCatchAll = false;
     this.i18nFailure = null;
     this.ignoresOffset = false;
+    this.ignoresWhereAndOrder = false;
     this.failQueue = [];
     this.failEveryRules = [];
     this.dropQueue = [];

@@ -220,6 +220,8 @@ export interface SandboxFaults {
 	i18nFailure: { status: number; reason?: string } | null;
 	/** Lists ignore `offset` in the query string: every page is the first, as on a server that does not page. */
 	ignoresOffset: boolean;
+	/** Lists ignore `where`, `orderBy` and `order` but page by offset (EspoCRM's opted-out members of a target list). */
+	ignoresWhereAndOrder: boolean;
 	failNext(options: FailNextOptions): void;
 	failEvery(options: FailEveryOptions): void;
 	dropNext(options?: DropNextOptions): void;

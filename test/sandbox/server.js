@@ -337,7 +337,11 @@ class Sandbox {
     const ctx = {
       store: this.store, dialect: this.dialect, headers: req.headers, body, restricted: this.restricted,
       // A server that does not page: every list starts at the first record, whatever the offset.
-      query: this.faults.ignoresOffset ? { ...query, offset: undefined } : query,
+      query: {
+        ...query,
+        ...(this.faults.ignoresOffset ? { offset: undefined } : {}),
+        ...(this.faults.ignoresWhereAndOrder ? { where: undefined, orderBy: undefined, order: undefined } : {}),
+      },
       emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
     };
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });

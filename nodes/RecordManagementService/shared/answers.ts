@@ -79,7 +79,9 @@ function describe(answer: Answer, secrets: string[]): string {
 				: answer.body === undefined
 					? 'nothing'
 					: `JSON ${answer.body === null ? 'null' : typeof answer.body}`;
-	const start = redact(answer.text.slice(0, 200), secrets).replace(/\s+/g, ' ').trim();
+	// Redacted before it is cut, so that a secret across the cut is still recognised.
+	const window = 200 + Math.max(0, ...secrets.map((secret) => secret.length));
+	const start = redact(answer.text.slice(0, window), secrets).slice(0, 200).replace(/\s+/g, ' ').trim();
 	return `${kind} (${type})${start ? `, beginning: ${start}${answer.text.length > 200 ? '…' : ''}` : ''}`;
 }
 

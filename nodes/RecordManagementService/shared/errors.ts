@@ -1,3 +1,4 @@
+import { hmacAuthorization } from './hmac';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -75,8 +76,14 @@ const SECRET_FIELDS = ['apiKey', 'secretKey', 'password', 'clientSecret', 'acces
  * Every value that must never reach an output item, an error or a log: the credential's secrets, the Basic pair as
  * it travels, and the authentication headers of the failed request (an HMAC signature, a token).
  */
-export function secretsOf(credentials: ICredentialDataDecryptedObject | undefined, failure?: FailedResponse): string[] {
+export function secretsOf(
+	credentials: ICredentialDataDecryptedObject | undefined,
+	failure?: FailedResponse,
+	request?: { method?: string; url: string },
+): string[] {
 	const values = SECRET_FIELDS.map((field) => credentials?.[field]).filter((value): value is string => typeof value === 'string');
+	// An answer that echoes the request's headers: the HMAC header of that request (a failure has it from the request).
+	if (credentials?.authentication === 'hmac' && request?.url) values.push(hmacAuthorization(credentials, request));
 	if (credentials?.username !== undefined && credentials?.password !== undefined) {
 		values.push(Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64'));
 	}

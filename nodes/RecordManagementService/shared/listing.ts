@@ -89,8 +89,9 @@ async function listById(context: RequestContext, itemIndex: number, request: IHt
 				...(after === undefined ? {} : { where: [...where, { type: 'greaterThan', attribute: 'id', value: after }] }),
 			},
 		});
-		// A server that ignored the ID condition would answer records of the last page again: nothing further.
-		if (reply.list.some((record) => previousIds.has(record.id))) break;
+		// A list that ignores the ID condition and the order (EspoCRM's opted-out members of a target list) answers
+		// the last page again: such a list is read again from the start, by offset.
+		if (reply.list.some((record) => previousIds.has(record.id))) return await listByOffset(context, itemIndex, request, Infinity);
 		for (const record of reply.list) records.push(record);
 		previousIds = new Set(reply.list.map((record) => record.id));
 		if (reply.list.length < PAGE_SIZE) break;

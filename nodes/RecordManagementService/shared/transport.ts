@@ -418,7 +418,7 @@ export async function send<T = IDataObject>(context: RequestContext, itemIndex: 
 		const text = answer.bytes.toString('utf8');
 		const body = parseJsonAnswer(text);
 		const contentType = String(answer.headers['content-type'] ?? '');
-		checkAnswer(node, itemIndex, request, { status: answer.statusCode, contentType, text, body }, expect, () => secretsOf(data));
+		checkAnswer(node, itemIndex, request, { status: answer.statusCode, contentType, text, body }, expect, () => secretsOf(data, undefined, request));
 		return body as T;
 	});
 }

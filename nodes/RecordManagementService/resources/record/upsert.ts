@@ -138,7 +138,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	// the value's next item looks again instead of trusting what this run knew.
 	const send = async (request: ApiRequest) => {
 		try {
-			return await apiRequest(context, item.index, request);
+			return await apiRequest(context, item.index, { ...request, expect: 'record' });
 		} catch (error) {
 			records.lookAgain = true;
 			throw asNodeError(item.node, error, item.index);

@@ -18,7 +18,8 @@ export const DEFAULT_VALUES_PER_LOOKUP = 100;
  * and the node trims what it sends, so records are matched back to the values by their trimmed lower-case form.
  */
 export function matchKeyOf(value: unknown): string {
-	return String(value).trim().toLowerCase();
+	// Without accents too: EspoCRM's MySQL collation finds "José" for "Jose", so both are the same record's value.
+	return String(value).trim().normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
 /**
@@ -184,7 +185,7 @@ export class LookupGroup {
 		const read = await Promise.all(
 			unplaced.map(
 				async (record) =>
-					await apiRequest(this.context, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}` }),
+					await apiRequest(this.context, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}`, expect: 'record' }),
 			),
 		);
 		if (read.map(place).every(Boolean)) return byKey;
