@@ -47,7 +47,7 @@ function sandboxView(sandbox, from) {
 }
 
 async function startServers() {
-	const { startSandbox } = require('../test/sandbox');
+	const { startSandbox, seedDemoData } = require('../test/sandbox');
 	const { startScriptedModel } = require('../test/agents/scripted-model');
 	const sandbox = await startSandbox({ port: 0 });
 	const model = await startScriptedModel();
@@ -60,9 +60,11 @@ async function startServers() {
 		],
 		mark: () => sandbox.requests.length,
 		beforeArg(wf) {
-			// each execution starts from an empty sandbox and the check's script
+			// each execution starts from an empty sandbox and the check's script; an example (example-..., with the dev
+			// credential) from the demo data of `npm run dev`, as users run it in the dev editor
 			sandbox.reset();
 			sandbox.setRestrictedScopes([]);
+			if (wf.name.startsWith('example-')) seedDemoData(sandbox.store);
 			const check = require(wf.checkFile);
 			model.play(check.script || []);
 			return server(sandbox.requests.length, wf);

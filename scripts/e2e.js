@@ -7,7 +7,10 @@
  *   2. a fresh n8n user folder (.e2e/user-folder) with a copy of the built package (.e2e/package, so that a build
  *      meanwhile cannot change it) linked in as a community package
  *   3. npm run build, and meanwhile:
- *   4. two sandbox servers in this process, on free ports: the one of the workflows, and the one of the webhook phase
+ *   4. three sandbox servers in this process, on free ports: the one of the workflows, the one of the examples (started
+ *      as `npm run dev` starts its sandbox: both dialects, the demo data, no failed-login lock-out; the dev
+ *      credentials point at it, so the examples run after the dev workflow as they do in the dev editor, demo data
+ *      included) and the one of the webhook phase
  *   5. credentials (one per authentication scheme) and the workflows imported with the n8n CLI: test/e2e/workflows/,
  *      the examples of examples/ (rewired for the test by test/e2e/examples/index.js), the webhook phase's workflow
  *   6. each workflow run with `n8n execute --id=<id>`, the execution it saved in n8n's database read (not its printed
@@ -17,7 +20,8 @@
  *       module.exports.runs = 2 runs the workflow twice, result.runNumber telling which run it is)
  *      result.items(nodeName) = json of the node's output items, result.rawItems(nodeName), result.error(nodeName);
  *      sandbox.requests = requests of this execution only, sandbox.find(method, path|RegExp), sandbox.allRequests,
- *      sandbox.state (shared by before and check), sandbox.filesDir (the folder n8n may read and write files in)
+ *      sandbox.state (shared by before and check), sandbox.filesDir (the folder n8n may read and write files in);
+ *      the sandbox of the examples (example-...) is the seeded one
  *   7. meanwhile, the webhook phase (test/e2e/webhook/webhook-trigger.js): `n8n start` with the webhook trigger's
  *      workflow published, deliveries from its own sandbox, unpublished; one more PASS/FAIL line
  *
@@ -117,28 +121,46 @@ function stopChildrenOnSignals() {
 	}
 }
 
+/** Whether a workflow is one of the examples (or the dev workflow run before them): test/e2e/examples/index.js names them. */
+const isExample = (wf) => wf.name.startsWith('example-');
+
 /** The sandboxes in this process, as the runner uses them. */
 async function startSandboxServers() {
-	const { startSandbox } = require('../test/sandbox');
+	const { startSandbox, DEV_SANDBOX_OPTIONS } = require('../test/sandbox');
 	fs.rmSync(FILES_DIR, { recursive: true, force: true });
 	const sandbox = await startSandbox({ port: 0 });
+	// the examples' own, as `npm run dev` starts it (test/sandbox/cli.js): a collision of an example with the demo
+	// data fails here as it would in the dev editor, and the other workflows keep their empty sandbox
+	const devSandbox = await startSandbox({ ...DEV_SANDBOX_OPTIONS, port: 0 });
 	// the webhook phase's own: its requests must not mix with those of the workflows running meanwhile
 	webhookSandbox = await startSandbox({ port: 0, dialect: 'espocrm' });
-	env.log(`sandbox at ${sandbox.baseUrl}, webhook sandbox at ${webhookSandbox.baseUrl}`);
+	env.log(`sandbox at ${sandbox.baseUrl}, examples' sandbox (seeded, as npm run dev's) at ${devSandbox.baseUrl}, webhook sandbox at ${webhookSandbox.baseUrl}`);
+	const sandboxOf = (wf) => (isExample(wf) ? devSandbox : sandbox);
+	// the runner's mark() knows no workflow: where both sandboxes' records of traffic stand
+	const mark = () => ({ sandbox: sandbox.requests.length, devSandbox: devSandbox.requests.length });
+	const markOf = (from, wf) => (isExample(wf) ? from.devSandbox : from.sandbox);
 	return {
-		credentials: credentialFiles(sandbox.origin, { webhookOrigin: webhookSandbox.origin }),
-		mark: () => sandbox.requests.length,
-		beforeArg: (wf) => sandboxView(sandbox, sandbox.requests.length, wf),
-		checkArg: (from, wf) => sandboxView(sandbox, from, wf),
+		credentials: credentialFiles(sandbox.origin, { webhookOrigin: webhookSandbox.origin, devOrigin: devSandbox.origin }),
+		mark,
+		beforeArg: (wf) => sandboxView(sandboxOf(wf), sandboxOf(wf).requests.length, wf),
+		checkArg: (from, wf) => sandboxView(sandboxOf(wf), markOf(from, wf), wf),
 		failureLines(from) {
-			const reqs = sandbox.requests.slice(from);
-			return [
-				`      sandbox received ${reqs.length} request(s):`,
-				...reqs.slice(0, 30).map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
-			];
+			// one workflow runs at a time: what each sandbox received since `from`
+			const lines = [
+				[sandbox, from.sandbox, 'sandbox'],
+				[devSandbox, from.devSandbox, "examples' sandbox"],
+			].flatMap(([server, since, label]) => {
+				const reqs = server.requests.slice(since);
+				if (!reqs.length) return [];
+				return [
+					`      ${label} received ${reqs.length} request(s):`,
+					...reqs.slice(0, 30).map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
+				];
+			});
+			return lines.length ? lines : ['      no sandbox received a request'];
 		},
 		async close() {
-			await Promise.all([sandbox.close(), webhookSandbox.close()]);
+			await Promise.all([sandbox.close(), devSandbox.close(), webhookSandbox.close()]);
 			if (!process.env.E2E_KEEP) fs.rmSync(FILES_DIR, { recursive: true, force: true });
 		},
 	};

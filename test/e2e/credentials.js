@@ -3,7 +3,8 @@
  * The credentials the e2e workflows use, one per authentication scheme, all pointing at the sandbox.
  * Workflows reference them by id and name:
  *   "credentials": { "recordManagementServiceApi": { "id": "rmsE2eApiKey0001", "name": "RMS sandbox (API key)" } }
- * `webhook` points at the second sandbox, the one of the webhook phase (test/e2e/webhook/), when its origin is given.
+ * `webhook` points at the second sandbox, the one of the webhook phase (test/e2e/webhook/), when its origin is given;
+ * `devStandard` and `devEspo` at the sandbox of the examples (seeded as `npm run dev` starts it), when `devOrigin` is.
  */
 const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
 
@@ -21,7 +22,7 @@ const CREDENTIALS = {
 };
 
 /** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain data values). */
-function credentialFiles(origin, { webhookOrigin } = {}) {
+function credentialFiles(origin, { webhookOrigin, devOrigin = origin } = {}) {
 	const base = { baseUrl: origin, server: 'standard', allowUnauthorizedCerts: false };
 	const data = {
 		apiKey: { ...base, authentication: 'apiKey', apiKey: S.apiKey },
@@ -30,8 +31,8 @@ function credentialFiles(origin, { webhookOrigin } = {}) {
 		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
 		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 		// as scripts/dev.js imports them
-		devStandard: { baseUrl: origin, server: 'standard', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
-		devEspo: { baseUrl: origin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
+		devStandard: { baseUrl: devOrigin, server: 'standard', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
+		devEspo: { baseUrl: devOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
 		// the webhook trigger needs EspoCRM and an API user (API key or HMAC)
 		webhook: webhookOrigin && { ...base, baseUrl: webhookOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 	};

@@ -9,10 +9,11 @@
  */
 const { startSandbox, SANDBOX_CREDENTIALS } = require('./server');
 const { SANDBOX_USERS } = require('./users');
+const { DEV_SANDBOX_OPTIONS } = require('./index');
 
 async function main() {
   const port = Number(process.env.SANDBOX_PORT || 8787);
-  const dialect = /** @type {any} */ (process.env.SANDBOX_DIALECT || 'both');
+  const dialect = /** @type {any} */ (process.env.SANDBOX_DIALECT || DEV_SANDBOX_OPTIONS.dialect);
   const host = process.env.SANDBOX_HOST || '127.0.0.1';
   const intervalEnv = process.env.SANDBOX_WEBHOOK_INTERVAL_MS;
   const webhookDeliveryIntervalMs = intervalEnv === undefined || intervalEnv === '' ? 5000 : Number(intervalEnv);
@@ -20,7 +21,7 @@ async function main() {
     throw new Error(`SANDBOX_WEBHOOK_INTERVAL_MS must be a number of milliseconds >= 0, not '${intervalEnv}'`);
   }
   const sandbox = await startSandbox({
-    port, host, dialect, seed: true, failedLoginLimit: 0, webhookDeliveryIntervalMs,
+    ...DEV_SANDBOX_OPTIONS, port, host, dialect, webhookDeliveryIntervalMs,
     onRequest: (r) => {
       const ms = r.endedAt !== null ? Math.round(r.endedAt - r.startedAt) : 0;
       process.stdout.write(`${r.method} ${r.path}${r.rawQuery ? `?${decodeSafe(r.rawQuery)}` : ''} ${r.status} ${ms}ms\n`);

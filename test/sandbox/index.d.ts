@@ -404,3 +404,6 @@ export function seedDemoData(store: SandboxStore): {
 };
 
 export const ENTITY_DEFS: Record<string, { fields: Record<string, any>; links: Record<string, any>; isCustom?: boolean }>;
+
+/** The options of `npm run sandbox` and `npm run dev` (cli.js): both dialects, the demo data, no failed-login lock-out. */
+export const DEV_SANDBOX_OPTIONS: Readonly<Pick<SandboxOptions, 'dialect' | 'seed' | 'failedLoginLimit'>>;

@@ -29,7 +29,9 @@ module.exports = (result, { model, sandbox }, assert) => {
 	);
 
 	// the requests the tools sent
-	const [lead] = sandbox.store.list('Lead');
+	// the lead the example created (the sandbox holds the demo data of npm run dev too)
+	const [lead, ...others] = sandbox.store.list('Lead').filter((l) => l.emailAddress === 'grace.hopper@navy.example');
+	assert.ok(lead && !others.length, 'one lead with the sender\'s address');
 	assert.deepEqual(
 		sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path}`),
 		['200 GET /Contact', '200 POST /Lead', '200 POST /Note'],
@@ -56,9 +58,14 @@ module.exports = (result, { model, sandbox }, assert) => {
 	assert.equal(results[2].json[0].post, SUMMARY);
 };
 
-module.exports.credential = 'espoApiKey';
+// "Sandbox as EspoCRM (API key)", as the example's sticky note says for npm run dev
+module.exports.credential = 'devEspo';
 
-module.exports.before = () => {};
+// the runner has seeded the demo data: the sender must not be in it (else the model's script would not fit)
+module.exports.before = ({ sandbox }) => {
+	const known = ['Contact', 'Lead'].flatMap((type) => sandbox.store.list(type).filter((r) => String(r.emailAddress).toLowerCase() === 'grace.hopper@navy.example'));
+	if (known.length) throw new Error(`grace.hopper@navy.example exists before the example ran: ${known.map((r) => r.id).join(', ')}`);
+};
 
 module.exports.script = [
 	{ toolCalls: [{ name: 'Find_contact', args: { email: 'grace.hopper@navy.example' } }] },
