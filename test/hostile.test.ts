@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { testCredential } from './harness/engine';
+import { loadFormList, testCredential } from './harness/engine';
 import type { RunResult } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
 import type { Scheme } from './harness/sandboxRun';
@@ -397,5 +397,23 @@ describe('what an answer echoes of the request is redacted, whole', () => {
 		const sent = bed.received()[0].headers['x-hmac-authorization'] as string;
 		expect(sent).toBeTruthy();
 		expectNoPartOf(sent, everything(result));
+	});
+});
+
+describe("the form's lists are sent as every other request", () => {
+	test('"From List" answered by a login page: refused, saying what came back (not a TypeError)', async () => {
+		bed.sandbox.faults.answerNext({ kind: 'html', method: 'GET', pathPrefix: '/Contact' });
+		await expect(loadFormList(bed.store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', entityType: 'Contact' })).rejects.toThrow(
+			/^The server's answer to GET \/Contact is not JSON: it sent a web page \(text\/html\)/,
+		);
+	});
+
+	test('the metadata of the field lists waits no longer than the Timeout', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		bed.sandbox.faults.answerNext({ kind: 'silent', method: 'GET', pathPrefix: '/Metadata', count: 5 });
+		await expect(
+			loadFormList(bed.store, 'loadOptions', 'getFields', { resource: 'record', operation: 'getMany', entityType: 'Contact', requestSettings: { timeoutSeconds: 1 } }),
+		).rejects.toThrow(/timed out after 1 s/);
 	});
 });

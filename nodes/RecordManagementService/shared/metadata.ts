@@ -14,7 +14,7 @@ import { readFailure } from './errors';
 import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from './fieldMapper';
 import type { Item } from './item';
 import { INTERFACE_FIELDS } from './recordFields';
-import { CREDENTIAL_TYPE } from './transport';
+import { apiRequest } from './transport';
 import { entityTypeOf } from './validation';
 
 /**
@@ -82,21 +82,26 @@ function labelled(label: string, name: string, hint?: string) {
 	return inParentheses ? `${label} (${inParentheses})` : label;
 }
 
-interface Server {
+export interface Server {
 	/** Undefined for a Standard server, which has no metadata. */
 	metadata?: Metadata;
 	labels: Labels;
+	/** EspoCRM's labels as it sends them (`GET /I18n`), for what Labels does not name. */
+	translations: Translations;
 }
 
-async function readServer(context: ILoadOptionsFunctions): Promise<Server> {
-	if ((await dialectOf(context)) !== 'espocrm') return { labels: new Labels() };
-	const get = async (url: string, qs?: IDataObject) =>
-		await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, { method: 'GET', url, qs, json: true });
+/**
+ * The metadata and labels of the credential's server, for the form's lists. Sent as the node's other requests are
+ * (shared/transport.ts): never to another origin, within the Timeout, read up to a bound, checked to be JSON.
+ */
+export async function readServer(context: ILoadOptionsFunctions): Promise<Server> {
+	if ((await dialectOf(context)) !== 'espocrm') return { labels: new Labels(), translations: {} };
+	const get = async (url: string, qs?: IDataObject) => await apiRequest(context, 0, { method: 'GET', url, qs });
 	const [metadata, translations] = await Promise.all([
 		get('/Metadata').catch((error) => {
 			const { status, reason } = readFailure(error);
 			throw new NodeApiError(context.getNode(), { message: reason, httpCode: status === undefined ? null : String(status) }, {
-				message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : ''}`,
+				message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : `: ${(error as Error).message}`}`,
 				description:
 					"The lists are filled from EspoCRM's metadata. Check the credential, or type the name into the field as an expression instead.",
 			});
@@ -104,7 +109,7 @@ async function readServer(context: ILoadOptionsFunctions): Promise<Server> {
 		// Labels are a convenience: without them the lists show names.
 		get('/I18n', { default: 'true' }).catch(() => ({})),
 	]);
-	return { metadata: metadata as Metadata, labels: new Labels(translations as Translations) };
+	return { metadata: metadata as Metadata, labels: new Labels(translations as Translations), translations: translations as Translations };
 }
 
 /** The form as a parameter reader for the shared helpers (item 0). */

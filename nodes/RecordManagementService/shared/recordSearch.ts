@@ -2,7 +2,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 
 import { dialectOf } from './dialect';
 import { chosenEntityType } from './metadata';
-import { CREDENTIAL_TYPE } from './transport';
+import { apiRequest } from './transport';
 
 const SEARCH_PAGE_SIZE = 50;
 
@@ -22,7 +22,7 @@ export async function searchRecords(
 		: (await dialectOf(this)) === 'espocrm'
 			? { textFilter: filter }
 			: { where: [{ type: 'contains', attribute: 'name', value: filter }] };
-	const page = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(this, 0, {
 		method: 'GET',
 		url: `/${entityType}`,
 		qs: {
@@ -31,9 +31,8 @@ export async function searchRecords(
 			maxSize: SEARCH_PAGE_SIZE,
 			...search,
 		},
-		arrayFormat: 'indices',
-		json: true,
-	})) as { list: Array<{ id: string; name?: string }> };
+		expect: 'list',
+	});
 	return {
 		results: page.list.map((record) => ({ name: record.name || record.id, value: record.id })),
 		paginationToken: page.list.length === SEARCH_PAGE_SIZE ? String(offset + SEARCH_PAGE_SIZE) : undefined,

@@ -1,12 +1,9 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import type { Dialect } from './dialect';
 import { dialectOf } from './dialect';
-import { readFailure } from './errors';
 import type { Item } from './item';
-import { chosenEntityType } from './metadata';
-import { CREDENTIAL_TYPE } from './transport';
+import { chosenEntityType, readServer } from './metadata';
 
 /**
  * EspoCRM's own ways of finding records, as its list views offer them: the search box (`textFilter`), the filter
@@ -112,17 +109,9 @@ function filterName(entry: unknown): string | undefined {
 /** The metadata and labels of an EspoCRM server, and the entity type whose records the form's list shows. */
 async function readSearchDefinitions(context: ILoadOptionsFunctions) {
 	if ((await dialectOf(context)) !== 'espocrm') return undefined;
-	const get = async (url: string, qs?: IDataObject) =>
-		await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, { method: 'GET', url, qs, json: true });
-	const [metadata, translations] = (await Promise.all([
-		get('/Metadata').catch((error) => {
-			const { status, reason } = readFailure(error);
-			throw new NodeApiError(context.getNode(), { message: reason, httpCode: status === undefined ? null : String(status) }, {
-				message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : ''}`,
-			});
-		}),
-		get('/I18n', { default: 'true' }).catch(() => ({})),
-	])) as [SearchMetadata, Translations];
+	const server = await readServer(context);
+	const metadata = server.metadata as SearchMetadata;
+	const translations = server.translations as Translations;
 	let entityType = chosenEntityType(context);
 	if (context.getCurrentNodeParameter('operation') === 'getManyRelated') {
 		const chosen = context.getCurrentNodeParameter('link');

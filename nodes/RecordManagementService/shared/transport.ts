@@ -6,6 +6,7 @@ import type {
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHookFunctions,
+	ILoadOptionsFunctions,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
 	INode,
@@ -31,7 +32,13 @@ export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 export const PAGE_SIZE = 200;
 
 /** Every kind of n8n context that sends requests: operations, routed items, triggers, webhook lifecycle. */
-export type RequestContext = IExecuteFunctions | IExecuteSingleFunctions | IPollFunctions | IHookFunctions | IWebhookFunctions;
+export type RequestContext =
+	| IExecuteFunctions
+	| IExecuteSingleFunctions
+	| IPollFunctions
+	| IHookFunctions
+	| IWebhookFunctions
+	| ILoadOptionsFunctions;
 
 interface RequestSettings {
 	maxParallel: number;
