@@ -191,6 +191,28 @@ describe('the record locator and the polling trigger', () => {
 	});
 });
 
+describe('the polling trigger with Search Text', () => {
+	test('reads every page of the records changed since the last poll: a text search may come in order of relevance', async () => {
+		const serverForm = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+		let clock = Date.now() - 86_400_000;
+		const lead = (lastName: string) => store().create('Lead', { lastName, status: 'New', createdAt: serverForm((clock += 1000)), modifiedAt: serverForm(clock) });
+		lead('Smith Before');
+		const trigger = pollingTrigger(bed.store, { entityType: 'Lead', event: 'created', searchText: 'smith' });
+		expect(await trigger.poll()).toBeNull();
+		const since = serverForm(clock);
+		bed.sandbox.clearRequests();
+		// 450 new records: the poll cannot stop at the first page older than the last poll, so it reads all three.
+		const created = Array.from({ length: 450 }, (_, n) => lead(`Smith ${n}`));
+		const emitted = await trigger.poll();
+		expect(emitted?.map((record) => record.id).sort()).toEqual(created.map((record) => record.id).sort());
+		const pages = bed.received('GET').filter((request) => request.path === '/Lead');
+		expect(pages.length).toBeGreaterThanOrEqual(3);
+		for (const page of pages) {
+			expect(page.query.where).toContainEqual({ type: 'greaterThanOrEquals', attribute: 'createdAt', value: since });
+		}
+	});
+});
+
 describe('Return All paging', () => {
 	const many = (count: number) => Array.from({ length: count }, (_, index) => store().create('Contact', { firstName: 'P', lastName: `N${index}` }));
 

@@ -1,6 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { DateTime } from 'luxon';
 
-import { readMoment } from '../RecordManagementService/shared/dates';
+import { readMoment, serverDateTime } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
 import { dialectOf } from '../RecordManagementService/shared/dialect';
@@ -85,12 +86,18 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 		return at > since || (at === since && !seen.has(String(record.id)));
 	};
 
+	// EspoCRM may order a text search by relevance before the change time (entity types with full-text search): its
+	// pages are then not newest first, so they are read to the end, of the records changed since the last poll only.
+	const searched = qs.textFilter !== undefined || qs.q !== undefined;
+	const sinceCondition = { type: 'greaterThanOrEquals', attribute, value: serverDateTime(DateTime.fromMillis(since ?? 0, { zone: 'UTC' })) };
+	const pageQs = searched && since !== undefined ? { ...qs, where: [...((qs.where as IDataObject[] | undefined) ?? []), sinceCondition] } : qs;
+
 	const found = new Map<string, IDataObject>();
 	let newest: { at: number; ids: Set<string> } | undefined;
 	let previous: ListReply | undefined;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
 		// The poll stops on dates, not on a count: no page needs the total (counting costs EspoCRM a query per page).
-		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...qs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
+		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...pageQs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
 		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
 		if (previous && repeats(page, previous)) break;
 		previous = page;
@@ -103,7 +110,7 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 		}
 		const oldest = changedAt(page.list[page.list.length - 1] ?? {}, attribute);
 		// The first poll only needs the newest record; later polls stop at the first record older than the last one.
-		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || oldest < since) break;
+		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || (!searched && oldest < since)) break;
 	}
 
 	if (since === undefined) {
