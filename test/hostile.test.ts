@@ -417,3 +417,14 @@ describe("the form's lists are sent as every other request", () => {
 		).rejects.toThrow(/timed out after 1 s/);
 	});
 });
+
+describe('every write of the EspoCRM resources reads a record back', () => {
+	test('Stream > Post answered with a JSON list: refused, not output as the note', async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ann', lastName: 'Post' });
+		bed.sandbox.faults.answerNext({ kind: 'list', method: 'POST', pathPrefix: '/Note' });
+		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: contact.id }, post: 'Signed.' });
+		expect(result.error?.message).toMatch(/^The server's answer to POST \/Note is not a record: it sent a JSON list of 2/);
+	});
+});

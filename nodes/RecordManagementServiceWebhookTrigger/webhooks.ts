@@ -228,7 +228,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
  */
 async function readRecord(context: IWebhookFunctions, entityType: string, changed: IDataObject): Promise<IDataObject> {
 	try {
-		return await apiRequest(context, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}` });
+		return await apiRequest(context, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}`, expect: 'record' });
 	} catch (error) {
 		if (readFailure(error).status === 404) return { ...changed, deleted: true };
 		return { ...changed, fullRecordError: asNodeError(context.getNode(), error).message };

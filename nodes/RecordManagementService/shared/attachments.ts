@@ -58,6 +58,7 @@ export async function uploadAttachment(
 	const attachment = await apiRequest(context, item.index, {
 		method: 'POST',
 		url: '/Attachment',
+		expect: 'record',
 		body: { name, type, role: 'Attachment', relatedType, field, file: `data:${type};base64,${bytes.toString('base64')}` },
 	});
 	if (Number(attachment.size) !== bytes.length) {

@@ -81,7 +81,7 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 			...(options.isInternal === true ? { isInternal: true } : {}),
 		};
 		try {
-			return await apiRequest(this, item.index, { method: 'POST', url: '/Note', body: note });
+			return await apiRequest(this, item.index, { method: 'POST', url: '/Note', body: note, expect: 'record' });
 		} catch (error) {
 			const nodeError = asNodeError(item.node, error, item.index);
 			const status = nodeError instanceof NodeApiError ? Number(nodeError.httpCode) : undefined;
