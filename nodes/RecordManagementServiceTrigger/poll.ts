@@ -1,9 +1,12 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { readMoment } from '../RecordManagementService/shared/dates';
+import { DateTime } from 'luxon';
+
+import { readMoment, serverDateTime } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
-import { dialectOf } from '../RecordManagementService/shared/dialect';
+import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/dialect';
+import type { Item } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
@@ -45,6 +48,7 @@ function changedAt(record: IDataObject, attribute: string): number | undefined {
  */
 export async function pollChanges(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const item = triggerItemOf(context);
+	if (item.parameter<string>('event', 'created') === 'streamNote') return await pollStream(context, item);
 	const attribute = item.parameter<string>('event', 'created') === 'created' ? 'createdAt' : 'modifiedAt';
 	const select = ([] as string[]).concat(item.parameter<string[] | string>('select', [])).join(',');
 	const qs: IDataObject = {
@@ -62,22 +66,62 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 		return newest ? [[{ json: newest }]] : null;
 	}
 
+	return await pollOnce(context, async () => await pollSince(context, url, qs, attribute));
+}
+
+/**
+ * The notes that came in a stream since the last poll (New Stream Note; EspoCRM only): a record's stream
+ * (`GET /{entityType}/{id}/stream`) or the API user's (`GET /Stream`). Both lists are newest first and take
+ * `after=<createdAt>` (Controllers/Stream::fetchSearchParams: the notes created strictly after it), so a poll reads only
+ * the notes of the last poll's second and later, however long the stream; the state and the first poll are the
+ * records' (the notes of the last second that were emitted are remembered by ID).
+ */
+async function pollStream(context: IPollFunctions, item: Item): Promise<INodeExecutionData[][] | null> {
+	requireEspoCrm(item, await dialectOf(context), 'The trigger\'s event "New Stream Note"');
+	const url = item.parameter<string>('streamOf', 'record') === 'user' ? '/Stream' : pathOf(item, '/{entityType}/{recordId}/stream');
+	const noteTypes = ([] as unknown[]).concat(item.parameter('noteTypes', ['Post']) ?? []).map(String);
+	const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
+
+	if (context.getMode() === 'manual') {
+		// The stream's own order (newest first), not one by ID.
+		const [newest] = await listRecords(context, 0, { url, qs }, 1, { serverOrder: true });
+		return newest ? [[{ json: newest }]] : null;
+	}
+	// From the start of the last poll's second: the notes of that second not emitted yet may still come.
+	const after = (since: number) => ({ after: serverDateTime(DateTime.fromMillis(since - 1000)) });
+	return await pollOnce(context, async () => await pollSince(context, url, qs, 'createdAt', after));
+}
+
+/**
+ * Runs a poll unless the last one of this trigger still runs. n8n keeps the context from activation to deactivation:
+ * a poll must not inherit the last one's refusal.
+ */
+async function pollOnce(context: IPollFunctions, poll: () => Promise<INodeExecutionData[][] | null>) {
 	const key = `${context.getWorkflow().id}:${context.getNode().id}`;
 	if (polling.has(key)) return null;
 	polling.add(key);
-	// n8n keeps this context from activation to deactivation: a poll must not inherit the last one's refusal.
 	startRun(context);
 	try {
-		return await pollSince(context, url, qs, attribute);
+		return await poll();
 	} finally {
 		polling.delete(key);
 	}
 }
 
-/** One poll: the records changed since the state the last poll left. */
-async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, attribute: string): Promise<INodeExecutionData[][] | null> {
+/**
+ * One poll: the records changed since the state the last poll left. `narrow` adds to each request what limits the
+ * list to records changed since then, where the server can (a stream's `after`).
+ */
+async function pollSince(
+	context: IPollFunctions,
+	url: string,
+	listQs: IDataObject,
+	attribute: string,
+	narrow?: (since: number) => IDataObject,
+): Promise<INodeExecutionData[][] | null> {
 	const state = context.getWorkflowStaticData('node') as PollState;
 	const since = state.since;
+	const qs = since !== undefined && narrow ? { ...listQs, ...narrow(since) } : listQs;
 	const seen = new Set(state.seenAtSince ?? []);
 	const isNew = (record: IDataObject) => {
 		const at = changedAt(record, attribute);
