@@ -3,11 +3,19 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { withRemedyInMessage } from '../RecordManagementService/shared/activation';
 import { testCredentials } from '../RecordManagementService/shared/credentialTest';
-import { entityTypeFields } from '../RecordManagementService/shared/descriptions';
+import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/descriptions';
 import { filterFields } from '../RecordManagementService/shared/filters';
 import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/metadata';
+import { searchRecords } from '../RecordManagementService/shared/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/search';
+import { NOTE_TYPES } from '../RecordManagementService/resources/stream/getStream';
 import { pollChanges } from './poll';
+
+/** The list parameters of the record events; a stream has its own (Stream Of, Record, Note Types). */
+const recordEvents = { event: ['created', 'createdOrUpdated'] };
+const streamEvent = { event: ['streamNote'] };
+/** The API user's own stream has no entity type or record. */
+const userStream = { streamOf: ['user'] };
 
 export class RecordManagementServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,15 +25,16 @@ export class RecordManagementServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ ($parameter.event === "created" ? "Created: " : "Created or Updated: ") + ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType) }}',
-		description: 'Starts the workflow when records are created or changed, on any Record Management Service server (by polling)',
+			'={{ $parameter.event === "streamNote" ? "New Stream Note" : ($parameter.event === "created" ? "Created: " : "Created or Updated: ") + ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType) }}',
+		description:
+			"Starts the workflow when records are created or changed, on any Record Management Service server, or when a note comes in a stream on EspoCRM (by polling)",
 		defaults: { name: 'Record Management Service Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' }],
 		properties: [
-			...entityTypeFields(),
+			...entityTypeFields({}, userStream),
 			{
 				displayName: 'Event',
 				name: 'event',
@@ -38,11 +47,42 @@ export class RecordManagementServiceTrigger implements INodeType {
 						value: 'createdOrUpdated',
 						description: 'Each new or changed record, once per poll in which it changed',
 					},
+					{
+						name: 'New Stream Note',
+						value: 'streamNote',
+						description: "Each new note in a record's stream or the API user's, once (EspoCRM servers only)",
+					},
 				],
 				default: 'created',
 			},
-			...filterFields({}),
-			...searchFields({}),
+			{
+				displayName: 'Stream Of',
+				name: 'streamOf',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'A Record', value: 'record', description: "The record's stream, as its Stream panel shows it" },
+					{
+						name: 'The API User',
+						value: 'user',
+						description: "The API user's own stream: what happens on the records it follows, and posts to it",
+					},
+				],
+				default: 'record',
+				displayOptions: { show: streamEvent },
+			},
+			recordLocator('recordId', 'Record', streamEvent, userStream),
+			{
+				displayName: 'Note Types',
+				name: 'noteTypes',
+				type: 'multiOptions',
+				options: NOTE_TYPES,
+				default: ['Post'],
+				description: 'Only notes of these types (all when none is chosen)',
+				displayOptions: { show: streamEvent },
+			},
+			...filterFields(recordEvents),
+			...searchFields(recordEvents),
 			{
 				displayName: 'Fields to Return Names or IDs',
 				name: 'select',
@@ -51,12 +91,14 @@ export class RecordManagementServiceTrigger implements INodeType {
 				default: [],
 				description:
 					'The fields to return; none returns every field. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				displayOptions: { show: recordEvents },
 			},
 		],
 	};
 
 	methods = {
 		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getPrimaryFilters, getBoolFilters },
+		listSearch: { searchRecords },
 		credentialTest: { testCredentials },
 	};
 

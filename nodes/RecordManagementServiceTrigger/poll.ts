@@ -4,7 +4,8 @@ import { DateTime } from 'luxon';
 import { readMoment, serverDateTime } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
-import { dialectOf } from '../RecordManagementService/shared/dialect';
+import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/dialect';
+import type { Item } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
@@ -46,6 +47,7 @@ function changedAt(record: IDataObject, attribute: string): number | undefined {
  */
 export async function pollChanges(context: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const item = triggerItemOf(context);
+	if (item.parameter<string>('event', 'created') === 'streamNote') return await pollStream(context, item);
 	const attribute = item.parameter<string>('event', 'created') === 'created' ? 'createdAt' : 'modifiedAt';
 	const select = ([] as string[]).concat(item.parameter<string[] | string>('select', [])).join(',');
 	const qs: IDataObject = {
@@ -63,22 +65,72 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 		return newest ? [[{ json: newest }]] : null;
 	}
 
+	// EspoCRM may order a text search by relevance before the change time (entity types with full-text search): its
+	// pages are then not newest first, so a poll reads them to the end, of the records changed since the last poll only.
+	const searched = qs.textFilter !== undefined || qs.q !== undefined;
+	const changedSince = (since: number) => ({
+		where: [
+			...((qs.where as IDataObject[] | undefined) ?? []),
+			{ type: 'greaterThanOrEquals', attribute, value: serverDateTime(DateTime.fromMillis(since, { zone: 'UTC' })) },
+		],
+	});
+	return await pollOnce(context, async () => await pollSince(context, url, qs, attribute, searched ? { narrow: changedSince, newestFirst: false } : {}));
+}
+
+/**
+ * The notes that came in a stream since the last poll (New Stream Note; EspoCRM only): a record's stream
+ * (`GET /{entityType}/{id}/stream`) or the API user's (`GET /Stream`). Both lists are newest first and take
+ * `after=<createdAt>` (Controllers/Stream::fetchSearchParams: the notes created strictly after it), so a poll reads only
+ * the notes of the last poll's second and later, however long the stream; the state and the first poll are the
+ * records' (the notes of the last second that were emitted are remembered by ID).
+ */
+async function pollStream(context: IPollFunctions, item: Item): Promise<INodeExecutionData[][] | null> {
+	requireEspoCrm(item, await dialectOf(context), 'The trigger\'s event "New Stream Note"');
+	const url = item.parameter<string>('streamOf', 'record') === 'user' ? '/Stream' : pathOf(item, '/{entityType}/{recordId}/stream');
+	const noteTypes = ([] as unknown[]).concat(item.parameter('noteTypes', ['Post']) ?? []).map(String);
+	const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
+
+	if (context.getMode() === 'manual') {
+		// The stream's own order (newest first), not one by ID.
+		const [newest] = await listRecords(context, 0, { url, qs }, 1, { serverOrder: true });
+		return newest ? [[{ json: newest }]] : null;
+	}
+	// From the start of the last poll's second: the notes of that second not emitted yet may still come.
+	const after = (since: number) => ({ after: serverDateTime(DateTime.fromMillis(since - 1000)) });
+	return await pollOnce(context, async () => await pollSince(context, url, qs, 'createdAt', { narrow: after }));
+}
+
+/**
+ * Runs a poll unless the last one of this trigger still runs. n8n keeps the context from activation to deactivation:
+ * a poll must not inherit the last one's refusal.
+ */
+async function pollOnce(context: IPollFunctions, poll: () => Promise<INodeExecutionData[][] | null>) {
 	const key = `${context.getWorkflow().id}:${context.getNode().id}`;
 	if (polling.has(key)) return null;
 	polling.add(key);
-	// n8n keeps this context from activation to deactivation: a poll must not inherit the last one's refusal.
 	startRun(context);
 	try {
-		return await pollSince(context, url, qs, attribute);
+		return await poll();
 	} finally {
 		polling.delete(key);
 	}
 }
 
-/** One poll: the records changed since the state the last poll left. */
-async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, attribute: string): Promise<INodeExecutionData[][] | null> {
+/**
+ * One poll: the records changed since the state the last poll left. `narrow` adds to each request what limits the
+ * list to records changed since then, where the server can (a stream's `after`, a where on the change time);
+ * `newestFirst: false` for a list whose pages are not in the order of the change time (it is then read to the end).
+ */
+async function pollSince(
+	context: IPollFunctions,
+	url: string,
+	listQs: IDataObject,
+	attribute: string,
+	{ narrow, newestFirst = true }: { narrow?: (since: number) => IDataObject; newestFirst?: boolean } = {},
+): Promise<INodeExecutionData[][] | null> {
 	const state = context.getWorkflowStaticData('node') as PollState;
 	const since = state.since;
+	const qs = since !== undefined && narrow ? { ...listQs, ...narrow(since) } : listQs;
 	const seen = new Set(state.seenAtSince ?? []);
 	const isNew = (record: IDataObject) => {
 		const at = changedAt(record, attribute);
@@ -86,18 +138,12 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 		return at > since || (at === since && !seen.has(String(record.id)));
 	};
 
-	// EspoCRM may order a text search by relevance before the change time (entity types with full-text search): its
-	// pages are then not newest first, so they are read to the end, of the records changed since the last poll only.
-	const searched = qs.textFilter !== undefined || qs.q !== undefined;
-	const sinceCondition = { type: 'greaterThanOrEquals', attribute, value: serverDateTime(DateTime.fromMillis(since ?? 0, { zone: 'UTC' })) };
-	const pageQs = searched && since !== undefined ? { ...qs, where: [...((qs.where as IDataObject[] | undefined) ?? []), sinceCondition] } : qs;
-
 	const found = new Map<string, IDataObject>();
 	let newest: { at: number; ids: Set<string> } | undefined;
 	let previous: ListReply | undefined;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
 		// The poll stops on dates, not on a count: no page needs the total (counting costs EspoCRM a query per page).
-		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...pageQs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
+		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...qs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
 		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
 		if (previous && repeats(page, previous)) break;
 		previous = page;
@@ -110,7 +156,7 @@ async function pollSince(context: IPollFunctions, url: string, qs: IDataObject, 
 		}
 		const oldest = changedAt(page.list[page.list.length - 1] ?? {}, attribute);
 		// The first poll only needs the newest record; later polls stop at the first record older than the last one.
-		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || (!searched && oldest < since)) break;
+		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || (newestFirst && oldest < since)) break;
 	}
 
 	if (since === undefined) {

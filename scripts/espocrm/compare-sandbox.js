@@ -233,6 +233,22 @@ const PROBES = [
 		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `Max-${tag}` })).body;
 		return { record: summary(await key.get(`/Contact/${c.id}/stream`, { offset: 0, maxSize: 201 })), user: summary(await key.get('/Stream', { offset: 0, maxSize: 201 })) };
 	}],
+	// The polling trigger's New Stream Note asks for the notes from the last poll's second on: `after` must be strict.
+	['stream: after=<createdAt>, on a record\'s stream and the user\'s', async ({ key, tag }) => {
+		const c = (await key.post('/Contact', { firstName: 'Str', lastName: `After-${tag}` })).body;
+		await key.put(`/Contact/${c.id}/subscription`);
+		const first = (await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'first' })).body;
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		await key.post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'second' });
+		const before = new Date(Date.parse(`${first.createdAt}Z`) - 1000).toISOString().slice(0, 19).replace('T', ' ');
+		const posts = (r) => r.status === 200 ? r.body.list.filter((n) => n.type === 'Post' && n.parentId === c.id).map((n) => n.post) : r.status;
+		return {
+			recordAfterFirst: posts(await key.get(`/Contact/${c.id}/stream`, { offset: 0, maxSize: 10, after: first.createdAt })),
+			recordAfterSecondBefore: posts(await key.get(`/Contact/${c.id}/stream`, { offset: 0, maxSize: 10, after: before })),
+			userAfterFirst: posts(await key.get('/Stream', { offset: 0, maxSize: 10, after: first.createdAt })),
+			userAfterSecondBefore: posts(await key.get('/Stream', { offset: 0, maxSize: 10, after: before })),
+		};
+	}],
 	['stream: follow a record that does not exist', async ({ key }) => summary(await key.put('/Contact/0000000000000dead/subscription'))],
 	['wrong API key', async ({ bad }) => summary(await bad.get('/Contact', { maxSize: 1 }))],
 	['no credentials', async ({ anon }) => summary(await anon.get('/Contact', { maxSize: 1 }))],

@@ -8,6 +8,7 @@
  *     non-admins), Classes/Acl/Note/AccessChecker::checkEntityCreate (a parent that does not exist is 403 too)
  *   - GET /{entityType}/{id}/stream: Controllers/Stream::getActionList, Tools/Stream/RecordService::find (the notes of
  *     the record, newest first by `number`, the total counted; `where` and `filter` (posts, updates) apply)
+ *   - both lists: `after=<createdAt>`, the notes created strictly after it (see `page`)
  *   - GET /Stream: RecordService::findUser (the notes of the records the user follows and the user's own posts
  *     without a parent; no count: total -1 when there is more, -2 when not)
  *   - PUT / DELETE /{entityType}/{id}/subscription: Core/Record/Service::follow / unfollow, Tools/Stream/Service::
@@ -123,7 +124,9 @@ class Streams {
   }
 
   /**
-   * The paging and `where` on `type` of a stream request.
+   * The paging, `after` and `where` on `type` of a stream request. `after` (Controllers/Stream::fetchSearchParams) is
+   * a where item `createdAt` of type after, without the date-time flag: ItemGeneralConverter::processAfter, a plain
+   * `createdAt > value` in SQL, so the value is compared as the server writes it (UTC, YYYY-MM-DD HH:MM:SS), strictly.
    * @param {Ctx} ctx @param {Note[]} notes newest first @param {{ type: string, id: string }} [streamOf]
    */
   page(ctx, notes, streamOf = undefined) {
@@ -132,6 +135,8 @@ class Streams {
     if (maxSize !== null && maxSize > MAX_SIZE_LIMIT) throw new ApiError(403, `Max size should not exceed ${MAX_SIZE_LIMIT}. Use offset and limit.`);
     const where = Array.isArray(ctx.query.where) ? ctx.query.where : [];
     let found = notes;
+    const after = typeof ctx.query.after === 'string' ? ctx.query.after : '';
+    if (after) found = found.filter((note) => String(note.createdAt) > after);
     for (const item of where) {
       if (item?.attribute !== 'type' || !['in', 'equals', 'notIn', 'notEquals'].includes(item.type)) {
         throw new ApiError(400, 'The sandbox filters streams only by type (in, equals, notIn, notEquals).');

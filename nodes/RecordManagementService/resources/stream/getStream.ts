@@ -9,7 +9,7 @@ import { listRecords } from '../../shared/transport';
 const show = { resource: ['stream'], operation: ['getStream'] };
 
 /** The types of EspoCRM's notes (entityDefs.Note.fields.type.options of EspoCRM 8.1.5). */
-const NOTE_TYPES = [
+export const NOTE_TYPES = [
 	{ name: 'Assigned', value: 'Assign', description: 'The record was assigned to a user' },
 	{ name: 'Created', value: 'Create', description: 'The record was created' },
 	{ name: 'Created Related', value: 'CreateRelated', description: 'A record linked to it was created (a call, a task, …)' },
