@@ -595,6 +595,22 @@ export const CASES: CompatCase[] = [
 		credential: { server: 'espocrm' },
 	},
 	{
+		name: "polling trigger: new stream note of a record's stream, every option at its default (EspoCRM)",
+		node: 'pollingTrigger',
+		parameters: { event: 'streamNote', entityType: 'Contact', recordId: byId(ADA) },
+		seed: contacts,
+		notes: [{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call', createdAt: '@ago:7200' }],
+		credential: { server: 'espocrm' },
+	},
+	{
+		name: "polling trigger: new stream note of the API user's stream, every note type (EspoCRM)",
+		node: 'pollingTrigger',
+		parameters: { event: 'streamNote', streamOf: 'user', noteTypes: [] },
+		seed: contacts,
+		notes: [{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call', createdAt: '@ago:7200' }],
+		credential: { server: 'espocrm' },
+	},
+	{
 		name: 'webhook trigger: every parameter at its default (EspoCRM)',
 		node: 'webhookTrigger',
 		parameters: { entityType: 'Contact', events: ['create'] },
