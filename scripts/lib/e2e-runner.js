@@ -196,7 +196,8 @@ function runsOf(checkFile) {
  *          importOnly ([workflow JSON]: imported with the others, never run by `n8n execute`),
  *          prepareWorkflow ((json, wf) => json: each workflow to run, before the import),
  *          n8nEnv ({ NAME: value }: added to the environment of every n8n process),
- *          phases ([{ name, run(ctx) }]: started once the import is done, alongside the workflows; a phase passes
+ *          phases ([{ name, run(ctx), afterWorkflows? }]: started once the import is done, alongside the workflows (with
+ *          afterWorkflows: once they are done, for a phase that writes what the workflows' checks count); a phase passes
  *          when run() resolves and fails when it rejects; `only` applies to the names. ctx = { p, userFolder,
  *          n8nEnv, databaseFiles, packageRoot, workDir, keep, log }: p from ensureN8n(), userFolder and n8nEnv those of
  *          the workflows (their executions write to its database meanwhile), databaseFiles a copy of n8n's database
@@ -321,7 +322,7 @@ async function runE2E(options) {
 				databaseFiles.push(path.join(dbDir, f));
 			}
 		}
-		running = chosenPhases.map((phase) => {
+		const startPhase = (phase) => {
 			const started = Date.now();
 			const ctx = { p, userFolder, n8nEnv, databaseFiles, packageRoot, workDir, keep, log: env.log };
 			return Promise.resolve()
@@ -330,7 +331,8 @@ async function runE2E(options) {
 					() => ({ phase, ms: Date.now() - started }),
 					(problem) => ({ phase, ms: Date.now() - started, problem: problem || new Error('failed') }),
 				);
-		});
+		};
+		running = chosenPhases.filter((phase) => !phase.afterWorkflows).map(startPhase);
 		const count = workflows.reduce((n, wf) => n + wf.runs, 0);
 		console.log(
 			`\nRunning ${count} workflow execution(s)${chosenPhases.length ? ` and ${chosenPhases.map((ph) => ph.name).join(', ')} alongside` : ''} with n8n ${env.N8N_VERSION} (setup took ${secs(tSetup)}, install check ${secs(tInstall)})\n`,
@@ -378,6 +380,8 @@ async function runE2E(options) {
 				report(label, problem, r.ms, problem ? server.failureLines(from) : []);
 			}
 		}
+		// phases whose records the workflows' checks would count start when the workflows are done
+		running.push(...chosenPhases.filter((phase) => phase.afterWorkflows).map(startPhase));
 	} finally {
 		// the phases stop what they started themselves, also when they fail
 		for (const { phase, ms, problem } of await Promise.all(running)) {
