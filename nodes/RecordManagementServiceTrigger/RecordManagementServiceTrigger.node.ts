@@ -8,7 +8,7 @@ import { filterFields } from '../RecordManagementService/shared/filters';
 import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/metadata';
 import { searchRecords } from '../RecordManagementService/shared/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/search';
-import { NOTE_TYPES } from '../RecordManagementService/resources/stream/getStream';
+import { NOTE_TYPES, streamOfField } from '../RecordManagementService/resources/stream/getStream';
 import { pollChanges } from './poll';
 
 /** The list parameters of the record events; a stream has its own (Stream Of, Record, Note Types). */
@@ -55,22 +55,7 @@ export class RecordManagementServiceTrigger implements INodeType {
 				],
 				default: 'created',
 			},
-			{
-				displayName: 'Stream Of',
-				name: 'streamOf',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'A Record', value: 'record', description: "The record's stream, as its Stream panel shows it" },
-					{
-						name: 'The API User',
-						value: 'user',
-						description: "The API user's own stream: what happens on the records it follows, and posts to it",
-					},
-				],
-				default: 'record',
-				displayOptions: { show: streamEvent },
-			},
+			streamOfField(streamEvent),
 			recordLocator('recordId', 'Record', streamEvent, userStream),
 			{
 				displayName: 'Note Types',

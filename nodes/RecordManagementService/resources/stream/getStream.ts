@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf, requireEspoCrm } from '../../shared/dialect';
@@ -22,8 +22,9 @@ export const NOTE_TYPES = [
 	{ name: 'Updated', value: 'Update', description: 'Fields that the stream follows changed' },
 ];
 
-export const getStreamFields: INodeProperties[] = [
-	{
+/** Whose stream: a record's, or the API user's own (Get Many here, and the polling trigger's New Stream Note). */
+export function streamOfField(showWhen: IDisplayOptions['show']): INodeProperties {
+	return {
 		displayName: 'Stream Of',
 		name: 'streamOf',
 		type: 'options',
@@ -37,8 +38,12 @@ export const getStreamFields: INodeProperties[] = [
 			},
 		],
 		default: 'record',
-		displayOptions: { show },
-	},
+		displayOptions: { show: showWhen },
+	};
+}
+
+export const getStreamFields: INodeProperties[] = [
+	streamOfField(show),
 	// Return All and Limit: listFields in the node (each parameter is declared once).
 	{
 		displayName: 'Options',
