@@ -17,12 +17,11 @@
  * - per workflow also: whether it failed (the error's message) and how many items came out; for the cases that ask
  *   (compareOutputFields), the field names of each output item (Simplify changes them, not the requests).
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
-import type { IDataObject, INode, INodeType, IVersionedNodeType, IWorkflowBase, WorkflowExecuteMode } from 'n8n-workflow';
+import type { IDataObject, INode, INodeType, IVersionedNodeType, IWorkflowBase } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import type { RecordedRequest, Sandbox } from '../sandbox';
-import { CREDENTIAL_TYPE, CredentialStore, NODE_TYPE, NodeTypes, POLL_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, additionalDataFor, loadFormList } from '../harness/engine';
+import { CREDENTIAL_TYPE, CredentialStore, NODE_TYPE, NodeTypes, POLL_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, executeWorkflow, loadFormList } from '../harness/engine';
 import { credentialFor } from '../harness/sandboxRun';
 import { pollingTrigger, webhookTrigger } from '../harness/triggers';
 import type { CompatCase, CompatNode } from './cases';
@@ -199,20 +198,7 @@ async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<
 		nodeTypes,
 		settings: { timezone: 'UTC', executionOrder: 'v1' },
 	});
-	const mode: WorkflowExecuteMode = 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, 'compat', {
-		id: 'compat-workflow',
-		name: stored.name,
-		nodes,
-		connections: workflow.connectionsBySourceNode,
-		active: false,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-		settings: {},
-	} as never);
-	const run = await new WorkflowExecute(additionalDataFor(store, hooks, 'compat'), mode).run({ workflow, startNode: workflow.getNode('Input')! });
+	const run = await executeWorkflow(workflow, store);
 	const name = nodes.find((n) => n.type === NODE_TYPE)!.name;
 	const task = run.data.resultData.runData[name]?.[0];
 	const error = task?.error ?? run.data.resultData.error;

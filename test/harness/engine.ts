@@ -270,12 +270,22 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		settings: { timezone: options.timezone ?? 'UTC', executionOrder: 'v1' },
 	});
 
+	const run = await executeWorkflow(workflow, options.store);
+
+	const taskData: ITaskData | undefined = run.data.resultData.runData['Record Management Service']?.[0];
+	const items = (taskData?.data?.main?.[0] ?? []) as INodeExecutionData[];
+	const error = (taskData?.error ?? undefined) as RunResult['error'];
+	return { items, json: items.map((item) => item.json), error, run };
+}
+
+/** Runs a workflow from its "Input" node with n8n's WorkflowExecute, in manual mode, as `n8n execute` would. */
+export async function executeWorkflow(workflow: Workflow, store: CredentialStore): Promise<IRun> {
 	const mode: WorkflowExecuteMode = 'manual';
 	const executionId = `test-${++executionCount}`;
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
-		id: 'test-workflow',
-		name: 'Test',
-		nodes,
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
 		connections: workflow.connectionsBySourceNode,
 		active: false,
 		activeVersionId: null,
@@ -284,17 +294,10 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		updatedAt: new Date(),
 		settings: {},
 	} as never);
-	const additionalData = additionalDataFor(options.store, hooks, executionId);
-
-	const run = await new WorkflowExecute(additionalData, mode).run({
+	return await new WorkflowExecute(additionalDataFor(store, hooks, executionId), mode).run({
 		workflow,
 		startNode: workflow.getNode('Input')!,
 	});
-
-	const taskData: ITaskData | undefined = run.data.resultData.runData['Record Management Service']?.[0];
-	const items = (taskData?.data?.main?.[0] ?? []) as INodeExecutionData[];
-	const error = (taskData?.error ?? undefined) as RunResult['error'];
-	return { items, json: items.map((item) => item.json), error, run };
 }
 
 export function additionalDataFor(
