@@ -24,6 +24,9 @@ describe('every parameter is declared once', () => {
 	});
 });
 
+// An expression that reads one field of the item as it is (`{{ $json.first }}`) is not evaluated at all by a custom
+// operation (item.ts, and the next describe); these tests count what n8n's engine evaluates, so their expressions
+// are written `{{ ($json.first) }}`, which gives the same value through the engine.
 describe('expression evaluations per item and field: at most 3 for any operation', () => {
 	/** Runs the node over ITEMS items and returns, per expression of the parameters, its evaluations per item. */
 	async function perItem(parameters: IDataObject, items: IDataObject[], settings: IDataObject = {}) {
@@ -40,36 +43,36 @@ describe('expression evaluations per item and field: at most 3 for any operation
 		return Array.from({ length: count }, (_, n) => bed.sandbox.store.create('Contact', { firstName: `F${n}`, lastName: `L${n}`, emailAddress: `c${n}@example.com` }));
 	}
 
-	const fieldsFromItem = { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}' };
+	const fieldsFromItem = { firstName: '={{ ($json.first) }}', lastName: '={{ ($json.last) }}' };
 	const newPeople = Array.from({ length: ITEMS }, (_, n) => ({ first: `A${n}`, last: `B${n}`, email: `n${n}@example.com` }));
 
 	test('Create: each field once', async () => {
 		const counts = await perItem({ resource: 'record', operation: 'create', entityType: 'Contact', fields: fieldsFromItem }, newPeople);
-		expect(counts).toEqual({ '={{ $json.first }}': 1, '={{ $json.last }}': 1 });
+		expect(counts).toEqual({ '={{ ($json.first) }}': 1, '={{ ($json.last) }}': 1 });
 		expect(bed.received('POST')).toHaveLength(ITEMS);
 	});
 
 	test('Update: the record and each field once', async () => {
 		const records = contacts();
 		const counts = await perItem(
-			{ resource: 'record', operation: 'update', entityType: 'Contact', recordId: byId('={{ $json.id }}'), fields: { description: '={{ $json.note }}' } },
+			{ resource: 'record', operation: 'update', entityType: 'Contact', recordId: byId('={{ ($json.id) }}'), fields: { description: '={{ ($json.note) }}' } },
 			records.map((record) => ({ id: record.id, note: 'Met at the fair' })),
 		);
-		expect(counts).toEqual({ '={{ $json.id }}': 1, '={{ $json.note }}': 1 });
+		expect(counts).toEqual({ '={{ ($json.id) }}': 1, '={{ ($json.note) }}': 1 });
 	});
 
 	test('Create or Update: match value and fields once', async () => {
 		const counts = await perItem(
-			{ resource: 'record', operation: 'upsert', entityType: 'Contact', matchField: 'emailAddress', matchValue: '={{ $json.email }}', fields: fieldsFromItem },
+			{ resource: 'record', operation: 'upsert', entityType: 'Contact', matchField: 'emailAddress', matchValue: '={{ ($json.email) }}', fields: fieldsFromItem },
 			newPeople,
 		);
-		expect(counts).toEqual({ '={{ $json.email }}': 1, '={{ $json.first }}': 1, '={{ $json.last }}': 1 });
+		expect(counts).toEqual({ '={{ ($json.email) }}': 1, '={{ ($json.first) }}': 1, '={{ ($json.last) }}': 1 });
 	});
 
 	test.each(['get', 'delete'])('%s (routed): the record ID three times, the most n8n allows', async (operation) => {
 		const records = contacts();
-		const counts = await perItem({ resource: 'record', operation, entityType: 'Contact', recordId: byId('={{ $json.id }}') }, records.map(({ id }) => ({ id })));
-		expect(counts).toEqual({ '={{ $json.id }}': 3 });
+		const counts = await perItem({ resource: 'record', operation, entityType: 'Contact', recordId: byId('={{ ($json.id) }}') }, records.map(({ id }) => ({ id })));
+		expect(counts).toEqual({ '={{ ($json.id) }}': 3 });
 	});
 
 	test('Get Many: a condition value once', async () => {
@@ -81,28 +84,28 @@ describe('expression evaluations per item and field: at most 3 for any operation
 				entityType: 'Contact',
 				limit: 1,
 				filterMode: 'conditions',
-				conditions: { condition: [{ attribute: 'lastName', operator: 'equals', value: '={{ $json.last }}' }] },
+				conditions: { condition: [{ attribute: 'lastName', operator: 'equals', value: '={{ ($json.last) }}' }] },
 			},
 			[{ last: 'L0' }, { last: 'L1' }],
 		);
-		expect(counts).toEqual({ '={{ $json.last }}': 1 });
+		expect(counts).toEqual({ '={{ ($json.last) }}': 1 });
 	});
 
 	test('Get Many Related, Link, Unlink: the record ID once', async () => {
 		const account = bed.sandbox.store.create('Account', { name: 'Acme' });
 		const records = contacts();
 		const items = records.map((record) => ({ account: account.id, contact: record.id }));
-		const target = { entityType: 'Account', recordId: byId('={{ $json.account }}'), link: 'contacts' };
-		expect(await perItem({ resource: 'relationship', operation: 'link', ...target, relatedIds: '={{ $json.contact }}' }, items)).toEqual({
-			'={{ $json.account }}': 1,
-			'={{ $json.contact }}': 1,
+		const target = { entityType: 'Account', recordId: byId('={{ ($json.account) }}'), link: 'contacts' };
+		expect(await perItem({ resource: 'relationship', operation: 'link', ...target, relatedIds: '={{ ($json.contact) }}' }, items)).toEqual({
+			'={{ ($json.account) }}': 1,
+			'={{ ($json.contact) }}': 1,
 		});
 		expect(await perItem({ resource: 'relationship', operation: 'getManyRelated', ...target, returnAll: true }, items.slice(0, 2))).toEqual({
-			'={{ $json.account }}': 1,
+			'={{ ($json.account) }}': 1,
 		});
-		expect(await perItem({ resource: 'relationship', operation: 'unlink', ...target, relatedId: '={{ $json.contact }}' }, items)).toEqual({
-			'={{ $json.account }}': 1,
-			'={{ $json.contact }}': 1,
+		expect(await perItem({ resource: 'relationship', operation: 'unlink', ...target, relatedId: '={{ ($json.contact) }}' }, items)).toEqual({
+			'={{ ($json.account) }}': 1,
+			'={{ ($json.contact) }}': 1,
 		});
 	});
 
@@ -115,26 +118,63 @@ describe('expression evaluations per item and field: at most 3 for any operation
 		// The fields to set are read once, as the first item gives them.
 		expect(fromField).toEqual({ '={{ "VIP" }}': 1 / ITEMS });
 		const fromExpression = await perItem(
-			{ resource: 'bulk', operation: 'massDelete', entityType: 'Contact', idSource: 'expression', ids: '={{ $json.id }}' },
+			{ resource: 'bulk', operation: 'massDelete', entityType: 'Contact', idSource: 'expression', ids: '={{ ($json.id) }}' },
 			records.map(({ id }) => ({ id })),
 		);
-		expect(fromExpression).toEqual({ '={{ $json.id }}': 1 });
+		expect(fromExpression).toEqual({ '={{ ($json.id) }}': 1 });
 	});
 
 	test('Lead Convert and Email Send: each parameter once', async () => {
 		const leads = Array.from({ length: ITEMS }, (_, n) => bed.sandbox.store.create('Lead', { firstName: 'L', lastName: `N${n}` }));
 		expect(
 			await perItem(
-				{ resource: 'lead', operation: 'convert', leadId: byId('={{ $json.id }}'), records: { Contact: { lastName: '={{ $json.last }}' } } },
+				{ resource: 'lead', operation: 'convert', leadId: byId('={{ ($json.id) }}'), records: { Contact: { lastName: '={{ ($json.last) }}' } } },
 				leads.map((lead, n) => ({ id: lead.id, last: `Converted${n}` })),
 			),
-		).toEqual({ '={{ $json.id }}': 1, '={{ $json.last }}': 1 });
+		).toEqual({ '={{ ($json.id) }}': 1, '={{ ($json.last) }}': 1 });
 		expect(
 			await perItem(
-				{ resource: 'email', operation: 'send', to: '={{ $json.email }}', subject: '={{ "Hello " + $json.first }}', body: 'Hi' },
+				{ resource: 'email', operation: 'send', to: '={{ ($json.email) }}', subject: '={{ "Hello " + $json.first }}', body: 'Hi' },
 				newPeople,
 			),
-		).toEqual({ '={{ $json.email }}': 1, '={{ "Hello " + $json.first }}': 1 });
+		).toEqual({ '={{ ($json.email) }}': 1, '={{ "Hello " + $json.first }}': 1 });
+	});
+});
+
+describe('fields read as they are from the item: no evaluation, the same requests as through the engine', () => {
+	const people = [
+		{ first: 'Ada', 'last name': 'Lovelace', age: 36, vip: true, note: 'x', nested: { a: 1 }, empty: null },
+		{ first: '  Grace ', 'last name': "O'Hopper", age: 0, vip: false, note: '', nested: [1, 2], empty: null },
+	];
+	/** The same parameters twice: fields as n8n's drag and drop writes them, and through the engine. */
+	const asDropped = {
+		firstName: '={{ $json.first }}',
+		lastName: '={{ $json["last name"] }}',
+		description: "={{ $json['note'] }}",
+	};
+	const throughEngine = { firstName: '={{ ($json.first) }}', lastName: '={{ ($json["last name"]) }}', description: "={{ ($json['note']) }}" };
+	const custom = (expression: (field: string) => string) => ({
+		field: ['age', 'vip', 'nested', 'empty', 'missing'].map((field) => ({ name: `c${field}`, value: expression(field) })),
+	});
+
+	async function created(fields: IDataObject, customFields: IDataObject) {
+		bed.sandbox.reset();
+		const { result, evaluations } = await countEvaluations(
+			async () => await bed.run({ resource: 'record', operation: 'create', entityType: 'Contact', fields, customFields }, people),
+		);
+		expect(result.error).toBeUndefined();
+		return { bodies: bed.received('POST').map((request) => request.body), evaluations, out: result.json };
+	}
+
+	test('Create: text, numbers and true/false are taken as they are; objects, null and missing fields go to the engine', async () => {
+		const dropped = await created(asDropped, custom((field) => `={{ $json.${field} }}`));
+		const engine = await created(throughEngine, custom((field) => `={{ ($json.${field}) }}`));
+		expect(dropped.bodies).toEqual(engine.bodies);
+		expect(dropped.bodies[1]).toMatchObject({ firstName: '  Grace ', lastName: "O'Hopper", description: '', cage: 0, cvip: false, cnested: [1, 2], cempty: null });
+		expect(dropped.out.map((json) => json.lastName)).toEqual(['Lovelace', "O'Hopper"]);
+		// The collection with an object field is evaluated by the engine whole; the form's fields are not.
+		expect([...dropped.evaluations.keys()].filter((expression) => Object.values(asDropped).includes(expression))).toEqual([]);
+		expect(dropped.evaluations.get('={{ $json.nested }}')).toBe(people.length);
 	});
 });
 

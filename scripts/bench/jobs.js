@@ -65,8 +65,11 @@ const JOBS = [
 			{ key: 'node20', system: 'n8n', label: 'this node', workflow: 'rmsBenchCreate01', latency: 20, ref: 'raw20' },
 			{ key: 'raw20', system: 'raw', label: `raw, ${PARALLEL} in flight`, latency: 20, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
 			{ key: 'rawKa20', system: 'raw', label: `raw, ${PARALLEL} in flight, keep-alive`, latency: 20, ref: 'raw20', raw: (u) => raw.creates(u, { items, concurrency: PARALLEL, keepAlive: true }) },
+			// the same fields written `{{ ($json.first) }}`: what every expression other than a dropped field costs
+			{ key: 'nodeEngine20', system: 'n8n', label: 'this node, fields through the engine', workflow: 'rmsBenchCreate06', latency: 20, ref: 'raw20' },
 			{ key: 'node0', system: 'n8n', label: 'this node', workflow: 'rmsBenchCreate01', latency: 0, ref: 'raw0' },
 			{ key: 'http0', system: 'n8n', label: 'HTTP Request node', workflow: 'rmsBenchCreate02', latency: 0, ref: 'raw0' },
+			{ key: 'nodeEngine0', system: 'n8n', label: 'this node, fields through the engine', workflow: 'rmsBenchCreate06', latency: 0, ref: 'raw0' },
 			{ key: 'raw0', system: 'raw', label: `raw, ${PARALLEL} in flight`, latency: 0, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
 		],
 		goals: [
@@ -125,6 +128,28 @@ const JOBS = [
 		goals: [
 			{ text: `Create or Update of ${UPSERTS.toLocaleString('en')} at 20 ms: this node ≤ 1.3x the chunked raw client`, ratio: ['node20', 'rawChunk20'], max: 1.3 },
 			{ text: `Create or Update of ${UPSERTS.toLocaleString('en')} at 20 ms: this node at least 1.6x faster than the per-item raw client (ratio ≤ 0.625)`, ratio: ['node20', 'rawItem20'], max: 1 / 1.6 },
+		],
+	},
+
+	{
+		// Issue 31, point 6: the creates of the `create` job on a server the bench did not take from the sandbox
+		// (second-server.py: Python's threading server, its own CPU on the same cores as n8n), with both references
+		name: 'createSecondServer',
+		title: `${CREATES.toLocaleString('en')} creates (Contact, 3 fields from expressions) on the second server (Python)`,
+		prepare: (sb, c) => sb.call('reset', { latencyMs: c.latency }),
+		check: checks(expectRequests(CREATES), all2xx, async (r, sb) => {
+			const n = await sb.call('secondServerCount');
+			return n === CREATES ? [] : [`${n} Contacts on the second server, expected ${CREATES}`];
+		}),
+		cases: [20, 0].flatMap((latency) => [
+			{ key: `node${latency}`, server: 'second', system: 'n8n', label: 'this node', workflow: 'rmsBenchCreate04', latency, ref: `raw${latency}` },
+			{ key: `http${latency}`, server: 'second', system: 'n8n', label: 'HTTP Request node', workflow: 'rmsBenchCreate05', latency, ref: `raw${latency}` },
+			{ key: `raw${latency}`, server: 'second', system: 'raw', label: `raw, ${PARALLEL} in flight`, latency, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
+			{ key: `rawKa${latency}`, server: 'second', system: 'raw', label: `raw, ${PARALLEL} in flight, keep-alive`, latency, ref: `raw${latency}`, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL, keepAlive: true }) },
+		]),
+		goals: [
+			{ text: `creates at 20 ms on the second server, ${PARALLEL} in flight: this node ≤ 1.5x raw`, ratio: ['node20', 'raw20'], max: 1.5 },
+			{ text: 'creates at 0 ms on the second server: this node ahead of the HTTP Request node', ratio: ['node0', 'http0'], below: 1 },
 		],
 	},
 

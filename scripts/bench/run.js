@@ -8,7 +8,8 @@
  *
  *   --runs N        repetitions of every case (default 3); the table gives the median, min and max
  *   --latency MS    the server's latency for every case (default: each goal's own, 20 or 0 ms)
- *   --only a,b      only these jobs: create, massUpdate, massDelete, returnAll, memory, upsert, createServerCpu
+ *   --only a,b      only these jobs: create, createSecondServer, massUpdate, massDelete, returnAll, memory, upsert,
+ *                   createServerCpu
  *   --no-build      use dist/ as it is
  *   --keep          keep the scratch folder (n8n user folder, logs)
  *   --json FILE     also write every measurement to FILE
@@ -63,7 +64,7 @@ async function runCase({ job, c, latency, sandbox, n8n, measured }) {
 		// the garbage of parsing n8n's printed run (up to a few hundred MB) must not be collected while the raw
 		// client is being timed
 		global.gc();
-		const out = await c.raw({ list: sandbox.listBaseUrl, keys: sandbox.keysBaseUrl }[c.server] || sandbox.baseUrl);
+		const out = await c.raw({ list: sandbox.listBaseUrl, keys: sandbox.keysBaseUrl, second: sandbox.secondBaseUrl }[c.server] || sandbox.baseUrl);
 		r.ms = out.ms;
 		if (out.records !== undefined) r.output = { records: out.records, unique: out.unique };
 	} else {
@@ -154,7 +155,7 @@ async function main() {
 		}
 		sandbox = await startSandboxProcess(children);
 		env.log(`sandbox at ${sandbox.baseUrl} (pid ${sandbox.pid}), list server at ${sandbox.listBaseUrl}`);
-		const wfs = workflows.build({ baseUrl: sandbox.baseUrl, listBaseUrl: sandbox.listBaseUrl, creates: CREATES, massIds: MASS_IDS, upserts: UPSERTS });
+		const wfs = workflows.build({ baseUrl: sandbox.baseUrl, listBaseUrl: sandbox.listBaseUrl, secondBaseUrl: sandbox.secondBaseUrl, creates: CREATES, massIds: MASS_IDS, upserts: UPSERTS });
 		const measured = Object.fromEntries(wfs.map((w) => [w.id, w.measured]));
 		const n8n = await setupN8n({ procs, workDir, credentials: workflows.credentials(sandbox), workflows: wfs, extraEnv: opts.n8nEnv });
 

@@ -20,12 +20,18 @@
  *                 where item `in` or `equals` on emailAddress (case-insensitive, as EspoCRM), POST /api/v1/Contact
  *                 (409 for an address it has, as EspoCRM's duplicate check) and PUT /api/v1/Contact/{id};
  *                 `verifyKeyServer` compares its look-ups with the sandbox's. See README.md, "The key server".
+ *   second server second-server.py: the creates of the interface written again in Python (its standard library's
+ *                 threading server), sharing no code with the sandbox and no runtime with n8n; a child process of
+ *                 this one, driven over HTTP. See README.md, "The second server".
  *
  * Commands arrive over the IPC channel as {id, cmd, ...args}; each is answered with {id, result} or {id, error}.
  * Only summaries cross the channel: the recorded requests stay here.
  */
 
 const http = require('http');
+const path = require('path');
+const readline = require('readline');
+const { spawn } = require('child_process');
 const { performance } = require('perf_hooks');
 const { startSandbox, SANDBOX_CREDENTIALS } = require('../../test/sandbox');
 
@@ -154,6 +160,39 @@ function startKeyServer() {
 	);
 }
 
+const second = { child: null, origin: '', unavailable: '' };
+
+/** Starts second-server.py with python3 (or $PYTHON); without Python, the jobs that use it fail, saying why. */
+function startSecondServer() {
+	const python = process.env.PYTHON || 'python3';
+	return new Promise((resolve) => {
+		const child = spawn(python, [path.join(__dirname, 'second-server.py'), SANDBOX_CREDENTIALS.apiKey], { stdio: ['ignore', 'pipe', 'inherit'] });
+		second.child = child;
+		child.once('error', (e) => {
+			second.unavailable = `the second server needs ${python} (${e.code || e.message})`;
+			resolve();
+		});
+		child.once('exit', (code) => {
+			second.unavailable ||= `the second server exited (${code})`;
+			resolve();
+		});
+		readline.createInterface({ input: child.stdout }).once('line', (line) => {
+			second.origin = `http://127.0.0.1:${JSON.parse(line).port}`;
+			resolve();
+		});
+	});
+}
+
+async function secondServer(method, what, body) {
+	if (!second.origin || second.unavailable) {
+		if (method === 'GET' && what === 'stats') return { requests: [], maxInFlight: 0 };
+		throw new Error(second.unavailable || 'the second server is not running');
+	}
+	const res = await fetch(`${second.origin}/__bench/${what}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+	if (!res.ok) throw new Error(`the second server answered ${res.status} to ${what}`);
+	return await res.json();
+}
+
 /**
  * The key server's look-ups must find what the sandbox finds: the same Contacts stored in both (the sandbox is
  * emptied afterwards), the same `in` and `equals` look-ups in other letter case, the same records found.
@@ -188,8 +227,10 @@ async function verifyListServer(offset) {
 }
 
 /** What the bench wants to know about the requests since the last `mark`, from whichever server got them. */
-function stats() {
-	const reqs = [...sandbox.requests, ...list.requests, ...keys.requests];
+async function stats() {
+	const fromSecond = await secondServer('GET', 'stats');
+	const secondRequests = fromSecond.requests.map((r) => ({ ...r, headers: { connection: r.connection } }));
+	const reqs = [...sandbox.requests, ...list.requests, ...keys.requests, ...secondRequests];
 	const byStatus = {};
 	const connection = {};
 	for (const r of reqs) {
@@ -199,7 +240,7 @@ function stats() {
 	}
 	return {
 		count: reqs.length,
-		servers: { sandbox: sandbox.requests.length, list: list.requests.length, keys: keys.requests.length },
+		servers: { sandbox: sandbox.requests.length, list: list.requests.length, keys: keys.requests.length, second: secondRequests.length },
 		byStatus,
 		// the Connection header: n8n sends "close" (a new connection per request)
 		connection,
@@ -207,13 +248,14 @@ function stats() {
 		busyMs: reqs.reduce((sum, r) => sum + (r.endedAt === null ? 0 : r.endedAt - r.startedAt), 0),
 		firstStartedAt: Math.min(...reqs.map((r) => r.startedAt)),
 		lastEndedAt: Math.max(...reqs.map((r) => r.endedAt || 0)),
-		maxInFlight: Math.max(sandbox.maxInFlightSeen, list.maxInFlight, keys.maxInFlight),
+		maxInFlight: Math.max(sandbox.maxInFlightSeen, list.maxInFlight, keys.maxInFlight, fromSecond.maxInFlight),
 	};
 }
 
 const commands = {
-	/** Empties the store (and requests, faults) and the list server; sets the latency of both. */
-	reset({ latencyMs = 0, cpuMs = 0 }) {
+	/** Empties every server (records, requests, faults) and sets their latency; `cpuMs` is the key server's. */
+	async reset({ latencyMs = 0, cpuMs = 0 }) {
+		if (second.origin && !second.unavailable) await secondServer('POST', 'reset', { latencyMs });
 		sandbox.reset();
 		sandbox.faults.latencyMs = latencyMs;
 		list.latencyMs = latencyMs;
@@ -261,7 +303,8 @@ const commands = {
 		return { count: records.length, emails: new Set(records.map((r) => emailKey(r.emailAddress))).size, stored: records.filter((r) => r.lastName === 'Stored').length };
 	},
 	/** Starts a measurement: forgets earlier requests and the in-flight peaks. */
-	mark() {
+	async mark() {
+		if (second.origin && !second.unavailable) await secondServer('POST', 'mark');
 		sandbox.clearRequests();
 		sandbox.maxInFlightSeen = 0;
 		list.requests = [];
@@ -272,6 +315,8 @@ const commands = {
 	},
 	stats,
 	count: ({ entityType }) => sandbox.store.count(entityType),
+	/** The Contacts the second server holds. */
+	secondServerCount: () => secondServer('GET', 'count'),
 	/** How many records of the type have `field` = `value` (the mass update's check). */
 	countWith: ({ entityType, field, value }) => sandbox.store.list(entityType).filter((r) => r[field] === value).length,
 };
@@ -280,6 +325,8 @@ async function main() {
 	sandbox = await startSandbox({ port: 0, dialect: 'standard', failedLoginLimit: 0 });
 	await startListServer();
 	await startKeyServer();
+	await startSecondServer();
+	process.on('exit', () => second.child?.kill());
 	process.on('message', async (msg) => {
 		try {
 			const fn = commands[msg.cmd];
@@ -291,7 +338,7 @@ async function main() {
 	});
 	// the bench gone (finished, failed or killed): nothing is left running
 	process.on('disconnect', () => process.exit(0));
-	process.send({ ready: true, origin: sandbox.origin, baseUrl: sandbox.baseUrl, listOrigin: list.origin, listBaseUrl: `${list.origin}/api/v1`, keysOrigin: keys.origin, keysBaseUrl: `${keys.origin}/api/v1` });
+	process.send({ ready: true, origin: sandbox.origin, baseUrl: sandbox.baseUrl, listOrigin: list.origin, listBaseUrl: `${list.origin}/api/v1`, keysOrigin: keys.origin, keysBaseUrl: `${keys.origin}/api/v1`, secondOrigin: second.origin, secondBaseUrl: `${second.origin}/api/v1` });
 }
 
 module.exports = { benchId, contact };

@@ -40,6 +40,8 @@ function startSandboxProcess(registry) {
 					listBaseUrl: msg.listBaseUrl,
 					keysOrigin: msg.keysOrigin,
 					keysBaseUrl: msg.keysBaseUrl,
+					secondOrigin: msg.secondOrigin,
+					secondBaseUrl: msg.secondBaseUrl,
 					pid: child.pid,
 					call(cmd, args = {}) {
 						const id = nextId++;

@@ -9,14 +9,16 @@
 const CREDENTIAL = { id: 'rmsBenchApiKey01', name: 'RMS bench sandbox (API key)' };
 const LIST_CREDENTIAL = { id: 'rmsBenchListKey1', name: 'RMS bench list server (API key)' };
 const KEYS_CREDENTIAL = { id: 'rmsBenchKeysKey1', name: 'RMS bench key server (API key)' };
+const SECOND_CREDENTIAL = { id: 'rmsBenchSecond01', name: 'RMS bench second server (API key)' };
 const API_KEY = 'sandbox-api-key';
 const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 
-function credentials({ origin, listOrigin, keysOrigin }) {
+function credentials({ origin, listOrigin, keysOrigin, secondOrigin }) {
 	return [
 		[CREDENTIAL, origin],
 		[LIST_CREDENTIAL, listOrigin],
 		[KEYS_CREDENTIAL, keysOrigin],
+		[SECOND_CREDENTIAL, secondOrigin],
 	].map(([c, baseUrl]) => ({
 		...c,
 		type: 'recordManagementServiceApi',
@@ -116,29 +118,68 @@ const summarizeIds = {
 	},
 };
 
-function build({ baseUrl, listBaseUrl, creates, massIds, upserts }) {
+// The fields of the create jobs as n8n's drag and drop maps them, which the node reads without n8n's expression
+// engine (item.ts); and the same values through the engine, `{{ ($json.first) }}`, as any other expression is read.
+const FIELDS_AS_DROPPED = { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' };
+const FIELDS_THROUGH_ENGINE = { firstName: '={{ ($json.first) }}', lastName: '={{ ($json.last) }}', emailAddress: '={{ ($json.email) }}' };
+
+/** The create job's workflow for this node: Create Contact with three fields from expressions, duplicate check off. */
+const createsOfThisNode = (id, name, creates, credential, fields = FIELDS_AS_DROPPED) =>
+	workflow(
+		id,
+		name,
+		[
+			itemsNode(creates, CONTACT_ITEM),
+			ourNode(
+				'Create',
+				{
+					resource: 'record',
+					operation: 'create',
+					entityType: 'Contact',
+					bodyMode: 'fields',
+					fields,
+					createOptions: { skipDuplicateCheck: true },
+				},
+				credential,
+			),
+		],
+		['Create'],
+	);
+
+/** The same creates as a user sets them up in the HTTP Request node: one request per item, the fields as JSON keys. */
+const createsOfHttpRequestNode = (id, name, creates, apiBaseUrl) =>
+	workflow(
+		id,
+		name,
+		[
+			itemsNode(creates, CONTACT_ITEM),
+			httpNode(
+				'Create',
+				{
+					method: 'POST',
+					url: `${apiBaseUrl}/Contact`,
+					sendBody: true,
+					contentType: 'json',
+					specifyBody: 'keypair',
+					bodyParameters: {
+						parameters: [
+							{ name: 'firstName', value: '={{ $json.first }}' },
+							{ name: 'lastName', value: '={{ $json.last }}' },
+							{ name: 'emailAddress', value: '={{ $json.email }}' },
+						],
+					},
+					options: {},
+				},
+				[{ name: 'X-Skip-Duplicate-Check', value: 'true' }],
+			),
+		],
+		['Create'],
+	);
+
+function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts }) {
 	return [
 		// the creates of rmsBenchCreate01 against the key server, which can spend CPU per request (createServerCpu)
-		workflow(
-			'rmsBenchCreate03',
-			'bench: creates on the key server, this node',
-			[
-				itemsNode(creates, CONTACT_ITEM),
-				ourNode(
-					'Create',
-					{
-						resource: 'record',
-						operation: 'create',
-						entityType: 'Contact',
-						bodyMode: 'fields',
-						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
-						createOptions: { skipDuplicateCheck: true },
-					},
-					KEYS_CREDENTIAL,
-				),
-			],
-			['Create'],
-		),
+		createsOfThisNode('rmsBenchCreate03', 'bench: creates on the key server, this node', creates, KEYS_CREDENTIAL),
 		// Create or Update by e-mail address, against the key server (see sandbox-server.js)
 		workflow(
 			'rmsBenchUpsert01',
@@ -165,46 +206,12 @@ function build({ baseUrl, listBaseUrl, creates, massIds, upserts }) {
 		// n8n itself: the memory baseline
 		workflow('rmsBenchEmpty001', 'bench: empty', [{ name: 'Nothing', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} }], ['Nothing']),
 
-		workflow(
-			'rmsBenchCreate01',
-			'bench: creates, this node',
-			[
-				itemsNode(creates, CONTACT_ITEM),
-				ourNode('Create', {
-					resource: 'record',
-					operation: 'create',
-					entityType: 'Contact',
-					bodyMode: 'fields',
-					fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
-					createOptions: { skipDuplicateCheck: true },
-				}),
-			],
-			['Create'],
-		),
-		// as a user sets it up: one request per item, body "Using Fields Below" as JSON, the key as a header
-		workflow(
-			'rmsBenchCreate02',
-			'bench: creates, HTTP Request node',
-			[
-				itemsNode(creates, CONTACT_ITEM),
-				httpNode('Create', {
-					method: 'POST',
-					url: `${baseUrl}/Contact`,
-					sendBody: true,
-					contentType: 'json',
-					specifyBody: 'keypair',
-					bodyParameters: {
-						parameters: [
-							{ name: 'firstName', value: '={{ $json.first }}' },
-							{ name: 'lastName', value: '={{ $json.last }}' },
-							{ name: 'emailAddress', value: '={{ $json.email }}' },
-						],
-					},
-					options: {},
-				}, [{ name: 'X-Skip-Duplicate-Check', value: 'true' }]),
-			],
-			['Create'],
-		),
+		createsOfThisNode('rmsBenchCreate01', 'bench: creates, this node', creates, CREDENTIAL),
+		createsOfHttpRequestNode('rmsBenchCreate02', 'bench: creates, HTTP Request node', creates, baseUrl),
+		createsOfThisNode('rmsBenchCreate06', 'bench: creates, this node, fields through the engine', creates, CREDENTIAL, FIELDS_THROUGH_ENGINE),
+		// the same two against the second server (second-server.py)
+		createsOfThisNode('rmsBenchCreate04', 'bench: creates on the second server, this node', creates, SECOND_CREDENTIAL),
+		createsOfHttpRequestNode('rmsBenchCreate05', 'bench: creates on the second server, HTTP Request node', creates, secondBaseUrl),
 
 		...['massUpdate', 'massDelete'].map((operation, i) =>
 			workflow(

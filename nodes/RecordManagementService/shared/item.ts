@@ -11,6 +11,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { messageForModel } from './tool';
+import { runOf } from './transport';
 
 /**
  * One input item as the node's code sees it: its parameters, resolved for this item. Custom operations, the preSend
@@ -56,11 +57,61 @@ function item(
 	};
 }
 
+/**
+ * `={{ $json.field }}`, `={{ $json['field'] }}` and `={{ $json["field"] }}`: one field of the input item, as n8n's drag
+ * and drop writes it.
+ */
+const ITEM_FIELD_EXPRESSION = /^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\])\s*\}\}$/;
+
+const NEEDS_ENGINE = Symbol('needs the expression engine');
+
+/**
+ * A parameter's value for one item without n8n's expression engine, where that gives what the engine would: every
+ * expression in it reads one field of the item, and that field holds text, a number or true/false (n8n returns such a
+ * value as it is). Anything else, an object, null or a missing field included, is the engine's.
+ *
+ * Why: n8n 2.41 evaluates each expression in an isolated context at about 0.45 ms, as long as a request to a fast
+ * server takes; for 1,000 items with three mapped fields that is 1.4 s of a 1.8 s run, spent between one answer and
+ * the next request (README, "Performance").
+ */
+function valueWithoutEngine(raw: unknown, json: IDataObject): unknown {
+	if (typeof raw === 'string') {
+		if (!raw.startsWith('=')) return raw;
+		const match = ITEM_FIELD_EXPRESSION.exec(raw);
+		const field = match?.[1] ?? match?.[2] ?? match?.[3];
+		if (field === undefined || field === '__proto__' || !Object.prototype.hasOwnProperty.call(json, field)) return NEEDS_ENGINE;
+		const value = json[field];
+		const plain = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+		return plain ? value : NEEDS_ENGINE;
+	}
+	if (raw === null || typeof raw !== 'object') return raw;
+	// n8n checks and converts a field mapper's values against its schema after evaluating them.
+	if ('mappingMode' in raw) return NEEDS_ENGINE;
+	const entries: Array<[string, unknown]> = [];
+	for (const [key, element] of Object.entries(raw)) {
+		const value = valueWithoutEngine(element, json);
+		if (value === NEEDS_ENGINE) return NEEDS_ENGINE;
+		entries.push([key, value]);
+	}
+	return Array.isArray(raw) ? entries.map(([, value]) => value) : Object.fromEntries(entries);
+}
+
+/** The node's parameter `name` (a dotted path) as saved, expressions unevaluated. */
+function savedParameter(node: INode, name: string): unknown {
+	let value: unknown = node.parameters;
+	for (const key of name.split('.')) value = value === null || typeof value !== 'object' ? undefined : (value as IDataObject)[key];
+	return value;
+}
+
 /** Item `index` of a custom operation's input. */
 export function itemOf(context: IExecuteFunctions, index: number): Item {
-	return item(() => context.getNode(), index, context.getTimezone(), context.getInputData()[index]?.json ?? {}, (name, fallback, options) =>
-		context.getNodeParameter(name, index, fallback, options),
-	);
+	const json = context.getInputData()[index]?.json ?? {};
+	const { node } = runOf(context);
+	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) => {
+		const saved = options === undefined ? savedParameter(node, name) : undefined;
+		const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
+		return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
+	});
 }
 
 /** The item a routed operation's preSend or pagination function runs for. */
