@@ -196,6 +196,8 @@ function measure(result, nodeNames) {
 		outputs,
 		peakNodeKb: peak(inWindow, 'kb'),
 		peakProcessKb: peak(result.samples, 'kb'),
+		// the memory while the nodes ran, for --json
+		samples: inWindow.map((s) => ({ ms: s.t - start, kb: s.kb })),
 	};
 }
 
