@@ -4,10 +4,12 @@ import type {
 	ICredentialType,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
+	IN8nHttpFullResponse,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
 
+import { isBodyStream, parseJsonAnswer, readUpTo } from '../nodes/RecordManagementService/shared/answers';
 import { hmacAuthorization } from '../nodes/RecordManagementService/shared/hmac';
 
 /**
@@ -285,12 +287,15 @@ const TOKEN_TIMEOUT_MS = 30_000;
 /** Same-origin redirects of the token request followed at most (a trailing slash, a moved path). */
 const MAX_TOKEN_REDIRECTS = 3;
 
+/** The most of a token reply that is read: a token and its type and lifetime are a few hundred bytes. */
+const MAX_TOKEN_REPLY_BYTES = 64 * 1024;
+
 async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
 	let url = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
 	let reply: { access_token?: unknown } | undefined;
 	for (let redirects = 0; ; redirects++) {
 		try {
-			reply = (await helper.helpers.httpRequest({
+			const response = (await helper.helpers.httpRequest({
 				method: 'POST',
 				url,
 				headers: { 'Content-Type': 'application/json' },
@@ -305,7 +310,17 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 				disableFollowRedirect: true,
 				sendCredentialsOnCrossOriginRedirect: false,
 				timeout: TOKEN_TIMEOUT_MS,
-			})) as { access_token?: unknown } | undefined;
+				// Read below, up to a bound: n8n's helper would read any answer whole (a hostile server's, too).
+				encoding: 'stream',
+				returnFullResponse: true,
+			})) as IN8nHttpFullResponse;
+			const bytes = isBodyStream(response.body) ? await readUpTo(response.body, MAX_TOKEN_REPLY_BYTES) : Buffer.from(String(response.body ?? ''));
+			if (bytes === undefined) {
+				throw new Error(
+					`The token reply of POST /Auth is larger than ${MAX_TOKEN_REPLY_BYTES / 1024} KB: the node stopped reading it. Check that the Base URL points at the API.`,
+				);
+			}
+			reply = parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
 			break;
 		} catch (error) {
 			const response = (error as { response?: { status?: number; headers?: Record<string, unknown> } }).response;

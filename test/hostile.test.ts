@@ -275,6 +275,21 @@ describe('a huge answer is refused before it is read whole', () => {
 	});
 });
 
+describe('a huge token reply (POST /Auth) is not read whole either', () => {
+	test('OAuth 2.0: reading stops at 64 KB; the error says so; nothing else is sent', async () => {
+		bed.use('oAuth2ClientCredentials');
+		const before = process.memoryUsage();
+		bed.sandbox.faults.answerNext({ kind: 'huge', bytes: 512 * 1024 * 1024, chunked: true, method: 'POST', pathPrefix: '/Auth' });
+		const result = await bed.run(getContact('any'));
+		const after = process.memoryUsage();
+		expect(result.error?.message).toMatch(/The token reply of POST \/Auth is larger than 64 KB: the node stopped reading it/);
+		expect(bed.received().map((request) => request.path)).toEqual(['/Auth']);
+		expect(bed.received()[0].answerBytesSent).toBeLessThan(64 * 1024 * 1024);
+		expect(after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers)).toBeLessThan(256 * 1024 * 1024);
+		expectNoSecretIn(everything(result));
+	});
+});
+
 describe('a server that never answers: the Timeout, one resend of a read at most', () => {
 	test.each(SCHEMES)('%s (%s): Get times out after 1 s, is sent twice, and says so', async (scheme, server) => {
 		bed.sandbox.setDialect(server);

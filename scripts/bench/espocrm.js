@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 'use strict';
 /*
- * npm run bench:espocrm [-- --records N] [--cases rawSel,nodeSel,http,rawAll,nodeAll] [--runs N] [--no-build] [--keep]
- *                         [--json FILE]
+ * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll]
+ *                         [--runs N] [--no-build] [--keep] [--json FILE]
  *
- * Return All from the real EspoCRM 8.1.5 of the tests (scripts/espocrm/espocrm.js), seeded with N Contacts
- * (default 100,000; SQL into its MariaDB), compared in one run:
+ * Creates on the real EspoCRM 8.1.5 of the tests (scripts/espocrm/espocrm.js), the `create` job of `npm run bench` on
+ * a server the bench did not write (issue 31, point 6): 1,000 Contacts with 3 fields from expressions, by a raw
+ * client (5 in flight), this node (Max Parallel Requests 5) and the HTTP Request node (defaults: every item at once),
+ * EspoCRM's own time per request in place of the sandbox's latency. Goals: this node ≤ 1.5x raw, and ahead of the
+ * HTTP Request node.
+ *
+ * Return All from the same EspoCRM, seeded with N Contacts (default 100,000; SQL into its MariaDB), compared in one
+ * run:
  *   - a raw client that pages by offset with the total on every page (what other EspoCRM clients do), one page after
  *     another, with all fields and with `select` of 4 fields;
  *   - this node, Get Many with Return All, without and with Fields to Return (the same 4 fields);
@@ -32,8 +38,18 @@ const { Processes } = require('../lib/n8n-server');
 const { setupN8n, measure, onNode24 } = require('./n8n');
 const { startEspo } = require('../espocrm/espocrm');
 const { toQuery } = require('../espocrm/client');
+const raw = require('./raw');
+const { contact } = require('./sandbox-server');
+const { createsOfThisNode, createsOfHttpRequestNode, httpPages } = require('./workflows');
 
 const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
+const CREATES = 1000;
+const PARALLEL = 5;
+// the items of the creates, as the workflows' Code node makes them (workflows.js)
+const CREATE_ITEMS = Array.from({ length: CREATES }, (_, i) => {
+	const c = contact(i);
+	return { first: c.firstName, last: c.lastName, email: c.emailAddress };
+});
 const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 const CREDENTIAL = { id: 'rmsBenchEspoKey1', name: 'RMS bench EspoCRM (API key)' };
 
@@ -112,32 +128,6 @@ function workflows() {
 		parameters: { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, ...parameters },
 		credentials: { recordManagementServiceApi: CREDENTIAL },
 	});
-	const httpPages = (apiBase, apiKey) => [
-		{
-			name: 'Get Pages',
-			type: 'n8n-nodes-base.httpRequest',
-			typeVersion: 4.2,
-			parameters: {
-				method: 'GET',
-				url: `${apiBase}/Contact`,
-				sendQuery: true,
-				queryParameters: { parameters: [{ name: 'maxSize', value: '200' }, { name: 'select', value: SELECT.join(',') }] },
-				sendHeaders: true,
-				headerParameters: { parameters: [{ name: 'X-Api-Key', value: apiKey }] },
-				options: {
-					pagination: {
-						pagination: {
-							paginationMode: 'updateAParameterInEachRequest',
-							parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
-							paginationCompleteWhen: 'other',
-							completeExpression: '={{ $response.body.list.length === 0 }}',
-						},
-					},
-				},
-			},
-		},
-		{ name: 'Split Out', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'list', include: 'noOtherFields', options: {} } },
-	];
 	const count = {
 		name: 'Count',
 		type: 'n8n-nodes-base.summarize',
@@ -165,9 +155,11 @@ function workflows() {
 		const subs = [
 			['rmsEspoSubAll001', [node({})]],
 			['rmsEspoSubSel001', [node({ listOptions: { select: SELECT } })]],
-			['rmsEspoSubHtp001', httpPages(apiBase, apiKey)],
+			['rmsEspoSubHtp001', httpPages(apiBase, { apiKey, query: [{ name: 'select', value: SELECT.join(',') }] })],
 		];
 		return [
+			createsOfThisNode('rmsEspoCreate001', 'bench espocrm: creates, this node', CREATES, CREDENTIAL),
+			createsOfHttpRequestNode('rmsEspoCreate002', 'bench espocrm: creates, HTTP Request node', CREATES, apiBase, apiKey),
 			...subs.map(([id, nodes]) => Object.defineProperty(linear(id, `bench espocrm: ${id}`, called, [...nodes, count]), 'publish', { value: true })),
 			...subs.map(([id]) => caller(id.replace('Sub', 'Run'), id)),
 		];
@@ -207,14 +199,31 @@ async function main() {
 			FROM seq_1_to_${opts.records};`;
 		const seeded = spawnSync('mariadb', ['--no-defaults', `--socket=${espo.db.socket}`, '-uroot', '-e', sql], { encoding: 'utf8' });
 		if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-		const total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
+		let total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
 		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL in ${Date.now() - t} ms; EspoCRM counts ${total}`);
 
 		const wfs = workflows()({ apiBase, apiKey });
 		const credentials = [{ ...CREDENTIAL, type: 'recordManagementServiceApi', data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey } }];
 		const n8n = await setupN8n({ procs, workDir, credentials, workflows: wfs });
 
+		const contacts = () => {
+			const counted = spawnSync('mariadb', ['--no-defaults', `--socket=${espo.db.socket}`, '-uroot', '-N', '-e', 'SELECT COUNT(*) FROM espocrm.contact WHERE deleted = 0'], { encoding: 'utf8' });
+			if (counted.status !== 0) throw new Error(`counting Contacts failed: ${counted.stderr}`);
+			return Number(counted.stdout.trim());
+		};
 		const cases = [
+			// the creates first (they add 1,000 Contacts each: Return All then reads more than N, and says how many)
+			{
+				key: 'rawCreate',
+				creates: true,
+				label: `raw client, ${CREATES.toLocaleString('en')} creates, ${PARALLEL} in flight`,
+				raw: () => {
+					global.gc();
+					return raw.creates(apiBase, { items: CREATE_ITEMS, concurrency: PARALLEL, apiKey });
+				},
+			},
+			{ key: 'nodeCreate', creates: true, label: `this node, ${CREATES.toLocaleString('en')} creates, Max Parallel Requests ${PARALLEL}`, workflow: 'rmsEspoCreate001', measured: 'Create' },
+			{ key: 'httpCreate', creates: true, label: `HTTP Request node, ${CREATES.toLocaleString('en')} creates (defaults: all at once)`, workflow: 'rmsEspoCreate002', measured: 'Create' },
 			// the shorter cases with 4 fields first, all fields after
 			{ key: 'rawSel', label: `raw client, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT) },
 			{ key: 'nodeSel', label: `this node, Return All, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSel001' },
@@ -231,12 +240,21 @@ async function main() {
 				const from = fs.statSync(espo.logs.php).size;
 				const r = { label: c.label };
 				try {
+					const before = c.creates ? contacts() : 0;
+					// what Return All must read: EspoCRM's count before the case (the creates add to it)
+					if (!c.creates) r.expected = total;
 					if (c.raw) Object.assign(r, await c.raw());
-					else {
+					else if (c.creates) {
+						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), [c.measured]);
+						Object.assign(r, { ms: m.ms, out: m.outputs[c.measured].length, peakKb: m.peakNodeKb });
+					} else {
 						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), ['Run']);
 						const [summary] = m.outputs.Run;
 						Object.assign(r, { ms: m.ms, records: summary.count_id, unique: summary.unique_count_id, peakKb: m.peakNodeKb, samples: m.samples });
 					}
+					// the Contacts the case created, and how many Return All finds from now on
+					if (c.creates) r.created = contacts() - before;
+					if (c.creates) total = contacts();
 				} catch (e) {
 					r.error = String((e && e.message) || e).split('\n')[0];
 				}
@@ -245,7 +263,8 @@ async function main() {
 				r.serverMs = requests.reduce((sum, q) => sum + q.ms, 0);
 				r.non200 = requests.filter((q) => q.status !== 200).length;
 				results[c.key] = r;
-				env.log(`run ${run}/${opts.runs}: ${c.label}: ${r.error ? `FAILED: ${r.error}` : `${secs(r.ms)}, ${r.requests} requests, ${r.records} records (${r.unique} distinct)${r.peakKb ? `, peak ${mb(r.peakKb)}` : ''}`}`);
+				const what = c.creates ? `${r.created} Contacts created` : `${r.records} records (${r.unique} distinct)`;
+				env.log(`run ${run}/${opts.runs}: ${c.label}: ${r.error ? `FAILED: ${r.error}` : `${secs(r.ms)}, ${r.requests} requests, ${what}${r.peakKb ? `, peak ${mb(r.peakKb)}` : ''}`}`);
 			}
 			runs.push(results);
 		}
@@ -262,7 +281,7 @@ async function main() {
 			if (!known.length) return '–';
 			return known.length === 1 ? format(known[0]) : `${format(median(known))} (${format(Math.min(...known))}–${format(Math.max(...known))})`;
 		};
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel' };
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate' };
 		const ratiosOf = (a, b) => runs.map((results) => (results[a]?.ms && results[b]?.ms ? results[a].ms / results[b].ms : undefined));
 		const lines = [
 			'',
@@ -275,14 +294,23 @@ async function main() {
 			const all = runs.map((results) => results[c.key]);
 			const failed = all.some((r) => r.error);
 			const ratio = c.key === refOf[c.key] ? '–' : spread(ratiosOf(c.key, refOf[c.key]), (x) => `${x.toFixed(2)}x`);
-			const counts = [...new Set(all.map((r) => `${r.records ?? '–'} (${r.unique ?? '–'})`))].join(', ');
+			const counts = [...new Set(all.map((r) => (c.creates ? `${r.created ?? '–'} created` : `${r.records ?? '–'} (${r.unique ?? '–'})`)))].join(', ');
 			lines.push(
 				`| ${c.label} | ${failed ? 'FAILED' : spread(all.map((r) => r.ms), secs)} | ${ratio} | ${[...new Set(all.map((r) => r.requests))].join(', ')} | ${spread(all.map((r) => r.serverMs), secs)} | ${counts} | ${spread(all.map((r) => r.peakKb), mb)} |`,
 			);
 		}
 		const has = (...keys) => keys.every((k) => runs.every((results) => results[k] && !results[k].error));
-		const once = (k) => runs.every((results) => results[k].records === total && results[k].unique === total && results[k].non200 === 0);
+		const once = (k) => runs.every((results) => results[k].records === results[k].expected && results[k].unique === results[k].expected && results[k].non200 === 0);
+		const createdAll = (k) => runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0);
 		lines.push('');
+		if (has('nodeCreate', 'rawCreate')) {
+			const ratio = median(ratiosOf('nodeCreate', 'rawCreate'));
+			lines.push(`Goal: creates, this node ≤ 1.5x raw: ${createdAll('nodeCreate') && ratio <= 1.5 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
+		}
+		if (has('nodeCreate', 'httpCreate')) {
+			const ratio = median(ratiosOf('nodeCreate', 'httpCreate'));
+			lines.push(`Goal: creates, this node ahead of the HTTP Request node: ${createdAll('nodeCreate') && ratio < 1 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
+		}
 		for (const [key, max, what] of [
 			['nodeSel', 0.3, 'with Fields to Return'],
 			['nodeAll', 0.6, 'without'],
@@ -292,7 +320,7 @@ async function main() {
 			lines.push(`Goal: ${what} ≤ ${max}x raw: ${once(key) && ratio <= max ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
 		}
 		const nodes = ['nodeAll', 'nodeSel'].filter((k) => has(k));
-		lines.push(`Goal: every record once: ${nodes.length && nodes.every(once) ? 'met' : 'NOT MET'} (${nodes.join(', ')}; ${total} in EspoCRM)`);
+		if (nodes.length) lines.push(`Goal: every record once: ${nodes.every(once) ? 'met' : 'NOT MET'} (${nodes.join(', ')}; ${runs[0][nodes[0]].expected} in EspoCRM in the first run)`);
 		if (has('nodeSel', 'http')) {
 			const [ours, theirs] = ['nodeSel', 'http'].map((k) => median(runs.map((results) => results[k].peakKb)));
 			const lower = runs.filter((results) => results.nodeSel.peakKb <= results.http.peakKb).length;

@@ -15,7 +15,7 @@ const { performance } = require('perf_hooks');
 const API_KEY = 'sandbox-api-key';
 const PAGE_SIZE = 200;
 
-function client(baseUrl, { keepAlive }) {
+function client(baseUrl, { keepAlive, apiKey = API_KEY }) {
 	const shared = keepAlive ? new http.Agent({ keepAlive: true }) : null;
 	const url = new URL(baseUrl);
 	const send = (method, path, { query, body, headers = {} } = {}) =>
@@ -31,7 +31,7 @@ function client(baseUrl, { keepAlive }) {
 					agent: shared || new http.Agent(),
 					headers: {
 						Accept: 'application/json',
-						'X-Api-Key': API_KEY,
+						'X-Api-Key': apiKey,
 						...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
 						...headers,
 					},
@@ -69,9 +69,9 @@ async function pool(count, limit, task) {
 	await Promise.all(Array.from({ length: Math.min(count, limit) }, worker));
 }
 
-/** Times `work(send)`; resolves { ms, ...what work returns }. */
-async function timed(baseUrl, keepAlive, work) {
-	const c = client(baseUrl, { keepAlive });
+/** Times `work(send)`; resolves { ms, ...what work returns }. `apiKey`: another server's than the sandbox's. */
+async function timed(baseUrl, keepAlive, work, apiKey = undefined) {
+	const c = client(baseUrl, { keepAlive, apiKey });
 	try {
 		const t0 = performance.now();
 		const out = (await work(c.send)) || {};
@@ -82,15 +82,20 @@ async function timed(baseUrl, keepAlive, work) {
 }
 
 /** 1 request per item: POST /Contact, the body from the item's fields. */
-const creates = (baseUrl, { items, concurrency, keepAlive }) =>
-	timed(baseUrl, keepAlive, async (send) => {
-		await pool(items.length, concurrency, (i) =>
-			send('POST', '/Contact', {
-				body: { firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email },
-				headers: { 'X-Skip-Duplicate-Check': 'true' },
-			}),
-		);
-	});
+const creates = (baseUrl, { items, concurrency, keepAlive, apiKey }) =>
+	timed(
+		baseUrl,
+		keepAlive,
+		async (send) => {
+			await pool(items.length, concurrency, (i) =>
+				send('POST', '/Contact', {
+					body: { firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email },
+					headers: { 'X-Skip-Duplicate-Check': 'true' },
+				}),
+			);
+		},
+		apiKey,
+	);
 
 /** Mass Update / Mass Delete in chunks of IDs, `concurrency` chunks at once. */
 const mass = (baseUrl, { action, ids, chunkSize, concurrency, keepAlive }) =>

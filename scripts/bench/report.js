@@ -119,6 +119,7 @@ function report({ jobs, results, opts, machine }) {
 	);
 	const extra = Object.entries(opts.n8nEnv || {}).map(([k, v]) => `${k}=${v}`);
 	if (extra.length) out.push(`n8n environment: ${extra.join(' ')}`);
+	if (opts.busy) out.push(`${opts.busy} busy loop(s) beside every case (--busy): a machine whose cores n8n shares`);
 	out.push(
 		"Time: n8n cases = the node's own executionTime from the run data (memory job: the Execute Workflow node around the sub-workflow); raw cases = the whole job in the bench process.",
 	);

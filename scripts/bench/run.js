@@ -14,11 +14,14 @@
  *   --keep          keep the scratch folder (n8n user folder, logs)
  *   --json FILE     also write every measurement to FILE
  *   --n8n-env K=V   an environment variable for n8n (repeatable), e.g. N8N_EXPRESSION_ENGINE=legacy
+ *   --busy N        N processes that keep a core busy each, beside every case: a machine whose cores n8n shares
+ *                   (or a slower one), where each item's CPU weighs more (issue 31, point 6)
  */
 
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { spawn } = require('child_process');
 const env = require('../n8n-env');
 const { Processes } = require('../lib/n8n-server');
 const { startSandboxProcess } = require('./sandbox');
@@ -28,7 +31,7 @@ const { JOBS, CREATES, MASS_IDS, UPSERTS } = require('./jobs');
 const { report } = require('./report');
 
 function parseArgs(argv) {
-	const o = { runs: 3, latency: undefined, only: undefined, build: true, keep: false, json: undefined, n8nEnv: {} };
+	const o = { runs: 3, latency: undefined, only: undefined, build: true, keep: false, json: undefined, n8nEnv: {}, busy: 0 };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -39,6 +42,7 @@ function parseArgs(argv) {
 		if (/^--runs(=|$)/.test(a)) o.runs = Number(value());
 		else if (/^--latency(=|$)/.test(a)) o.latency = Number(value());
 		else if (/^--only(=|$)/.test(a)) o.only = value().split(',').map((s) => s.trim());
+		else if (/^--busy(=|$)/.test(a)) o.busy = Number(value());
 		else if (/^--json(=|$)/.test(a)) o.json = path.resolve(value());
 		else if (/^--n8n-env(=|$)/.test(a)) {
 			const [k, ...v] = value().split('=');
@@ -49,6 +53,7 @@ function parseArgs(argv) {
 	}
 	if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs wants a whole number ≥ 1');
 	if (o.latency !== undefined && !(o.latency >= 0)) throw new Error('--latency wants milliseconds ≥ 0');
+	if (!Number.isInteger(o.busy) || o.busy < 0) throw new Error('--busy wants a whole number ≥ 0');
 	const names = JOBS.map((j) => j.name);
 	for (const n of o.only || []) if (!names.includes(n)) throw new Error(`no job "${n}" (jobs: ${names.join(', ')})`);
 	return o;
@@ -154,6 +159,12 @@ async function main() {
 			await env.runNpm(['run', 'build']);
 		}
 		sandbox = await startSandboxProcess(children);
+		// --busy: loops at the machine's normal priority, as other work on a shared machine; stopped with the bench
+		for (let i = 0; i < opts.busy; i++) {
+			const loop = spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' });
+			children.add(loop);
+		}
+		if (opts.busy) env.log(`${opts.busy} busy loop(s) beside the bench`);
 		env.log(`sandbox at ${sandbox.baseUrl} (pid ${sandbox.pid}), list server at ${sandbox.listBaseUrl}`);
 		const wfs = workflows.build({ baseUrl: sandbox.baseUrl, listBaseUrl: sandbox.listBaseUrl, secondBaseUrl: sandbox.secondBaseUrl, creates: CREATES, massIds: MASS_IDS, upserts: UPSERTS });
 		const measured = Object.fromEntries(wfs.map((w) => [w.id, w.measured]));
@@ -192,6 +203,7 @@ async function main() {
 		return results.some((r) => r.error) ? 1 : 0;
 	} finally {
 		if (sandbox) await sandbox.close();
+		for (const c of children) c.kill('SIGKILL');
 		await procs.stopAll();
 		if (opts.keep) env.log(`scratch folder kept: ${workDir}`);
 		removeWorkDir();

@@ -62,38 +62,46 @@ const ourNode = (name, parameters, credential = CREDENTIAL) => ({
 	credentials: { recordManagementServiceApi: credential },
 });
 
-const httpNode = (name, parameters, extraHeaders = []) => ({
+const httpNode = (name, parameters, extraHeaders = [], apiKey = API_KEY) => ({
 	name,
 	type: 'n8n-nodes-base.httpRequest',
 	typeVersion: 4.2,
 	parameters: {
 		...parameters,
 		sendHeaders: true,
-		headerParameters: { parameters: [{ name: 'X-Api-Key', value: API_KEY }, ...extraHeaders] },
+		headerParameters: { parameters: [{ name: 'X-Api-Key', value: apiKey }, ...extraHeaders] },
 	},
 });
 
 const getMany = (credential) =>
 	ourNode('Get Many', { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true }, credential);
 
-/** The HTTP Request node's own pagination (offset until an empty page), then the pages' lists as items. */
-const httpPages = (url) => [
-	httpNode('Get Pages', {
-		method: 'GET',
-		url: `${url}/Contact`,
-		sendQuery: true,
-		queryParameters: { parameters: [{ name: 'maxSize', value: '200' }] },
-		options: {
-			pagination: {
+/**
+ * The HTTP Request node's own pagination (offset until an empty page), then the pages' lists as items. `query`: more
+ * query parameters (bench:espocrm's `select`); `apiKey`: another server's than the sandbox's.
+ */
+const httpPages = (url, { apiKey = API_KEY, query = [] } = {}) => [
+	httpNode(
+		'Get Pages',
+		{
+			method: 'GET',
+			url: `${url}/Contact`,
+			sendQuery: true,
+			queryParameters: { parameters: [{ name: 'maxSize', value: '200' }, ...query] },
+			options: {
 				pagination: {
-					paginationMode: 'updateAParameterInEachRequest',
-					parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
-					paginationCompleteWhen: 'other',
-					completeExpression: '={{ $response.body.list.length === 0 }}',
+					pagination: {
+						paginationMode: 'updateAParameterInEachRequest',
+						parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
+						paginationCompleteWhen: 'other',
+						completeExpression: '={{ $response.body.list.length === 0 }}',
+					},
 				},
 			},
 		},
-	}),
+		[],
+		apiKey,
+	),
 	{
 		name: 'Split Out',
 		type: 'n8n-nodes-base.splitOut',
@@ -147,7 +155,7 @@ const createsOfThisNode = (id, name, creates, credential, fields = FIELDS_AS_DRO
 	);
 
 /** The same creates as a user sets them up in the HTTP Request node: one request per item, the fields as JSON keys. */
-const createsOfHttpRequestNode = (id, name, creates, apiBaseUrl) =>
+const createsOfHttpRequestNode = (id, name, creates, apiBaseUrl, apiKey = API_KEY) =>
 	workflow(
 		id,
 		name,
@@ -171,6 +179,7 @@ const createsOfHttpRequestNode = (id, name, creates, apiBaseUrl) =>
 					options: {},
 				},
 				[{ name: 'X-Skip-Duplicate-Check', value: 'true' }],
+				apiKey,
 			),
 		],
 		['Create'],
@@ -285,4 +294,4 @@ function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts 
 	];
 }
 
-module.exports = { build, credentials };
+module.exports = { build, credentials, createsOfThisNode, createsOfHttpRequestNode, httpPages };

@@ -26,8 +26,23 @@ export const simplifyField: INodeProperties = {
 
 /** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */
 const BOOKKEEPING = new Set(['deleted', 'isFollowed', 'followersIds', 'followersNames', 'versionNumber', 'phoneNumbersMap']);
-/** E-mail address and phone number details (`emailAddressData`, `…IsOptedOut`, `…IsInvalid`), relationship columns, authors. */
-const BOOKKEEPING_PATTERN = /(Data|IsOptedOut|IsInvalid|Columns)$|^(createdBy|modifiedBy)(Id|Name)$/;
+/** E-mail address and phone number flags (`emailAddressIsOptedOut`, `phoneNumberIsInvalid`), and who made or changed the record. */
+const BOOKKEEPING_PATTERN = /(IsOptedOut|IsInvalid)$|^(createdBy|modifiedBy)(Id|Name)$/;
+
+/**
+ * Details of another field of the record: the addresses and numbers behind `emailAddress` and `phoneNumber`
+ * (`emailAddressData`, also where the record's own field is not in the answer), a relationship's columns next to its
+ * IDs (`accountsColumns` by `accountsIds`). A custom field that only ends the same way (`cShippingData`) belongs to no
+ * other field and is kept.
+ */
+function isDetailOfAnotherField(name: string, record: IDataObject): boolean {
+	if (name.endsWith('Data')) {
+		const owner = name.slice(0, -'Data'.length);
+		return owner === 'emailAddress' || owner === 'phoneNumber' || (owner !== '' && owner in record);
+	}
+	if (name.endsWith('Columns')) return `${name.slice(0, -'Columns'.length)}Ids` in record;
+	return false;
+}
 
 function isEmpty(value: unknown): boolean {
 	if (value === null || value === undefined || value === '') return true;
@@ -39,7 +54,7 @@ function isEmpty(value: unknown): boolean {
 export function simplifyRecord(record: IDataObject): IDataObject {
 	const compact: IDataObject = {};
 	for (const [name, value] of Object.entries(record)) {
-		if (isEmpty(value) || BOOKKEEPING.has(name) || BOOKKEEPING_PATTERN.test(name)) continue;
+		if (isEmpty(value) || BOOKKEEPING.has(name) || BOOKKEEPING_PATTERN.test(name) || isDetailOfAnotherField(name, record)) continue;
 		compact[name] = value;
 	}
 	return compact;
