@@ -285,7 +285,7 @@ async function main() {
 		const ratiosOf = (a, b) => runs.map((results) => (results[a]?.ms && results[b]?.ms ? results[a].ms / results[b].ms : undefined));
 		const lines = [
 			'',
-			`Return All of ${opts.records.toLocaleString('en')} Contacts from EspoCRM 8.1.5 (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}, one request at a time in every case), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+			`EspoCRM 8.1.5 with ${opts.records.toLocaleString('en')} Contacts seeded (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time in every case, the creates ${PARALLEL} or, the HTTP Request node, all at once), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 			'',
 			'| case | time | ratio to raw | requests | server time | records (distinct) | peak memory |',
 			'| --- | --- | --- | --- | --- | --- | --- |',
