@@ -249,6 +249,14 @@ describe('a huge answer is refused before it is read whole', () => {
 		expect(request.answerBytesSent).toBeLessThan(32 * 1024 * 1024);
 	});
 
+	test('Delete (routed): its answer, which the node does not use, is read up to 16 MB too', async () => {
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
+		bed.sandbox.faults.answerNext({ kind: 'huge', bytes: HUGE, chunked: true, method: 'DELETE' });
+		const result = await bed.run({ resource: 'record', operation: 'delete', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: contact.id } });
+		expect(result.error?.message).toBe(`The server's answer to DELETE /Contact/${contact.id} is larger than 16 MB: the node stopped reading it`);
+		expect(bed.received()[0].answerBytesSent).toBeLessThan(64 * 1024 * 1024);
+	});
+
 	test('a download is read up to 256 MB: a larger one is refused before reading', async () => {
 		bed.sandbox.setDialect('espocrm');
 		bed.use('apiKey', 'espocrm');

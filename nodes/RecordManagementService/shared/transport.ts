@@ -452,6 +452,16 @@ function routedRunOf(context: IExecutePaginationFunctions): Run {
 }
 
 /**
+ * The postReceive of a routed operation whose answer is not its output (Delete, Follow, Unfollow): the item says what
+ * was done. A function, so that `routeRequest` runs it (it runs no declarative postReceive actions).
+ */
+export function outcomeItem(json: IDataObject): PostReceiveFunction {
+	return async function (): Promise<INodeExecutionData[]> {
+		return [{ json: { ...json } }];
+	};
+}
+
+/**
  * n8n's RoutingNode hands every request of a routed operation (its routing sets `send.paginate`) to this function,
  * the node's `requestOperations.pagination`, so that every request gets the run's bound, resending and errors.
  */
@@ -459,7 +469,7 @@ export async function routeRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	const { settings } = routedRunOf(this);
+	routedRunOf(this);
 	const itemIndex = this.getItemIndex();
 	const { postReceive } = requestData;
 	// n8n's routing has filled in the url (preSend `resolvePath`).
@@ -469,14 +479,6 @@ export async function routeRequest(
 	const actions = postReceive.flatMap((receive) => receive.actions);
 	const functions = actions.filter((action): action is PostReceiveFunction => typeof action === 'function');
 	const operation = this.getNodeParameter('operation', '') as string;
-	// Download: its postReceive functions get the bytes, read up to a bound, as n8n's routing would give them.
-	if (operation === 'download') {
-		const { body: answer } = await exchange<Exchanged>(this, itemIndex, options, idempotent, FILE_LIMIT, (exchanged) => exchanged);
-		const response: IN8nHttpFullResponse = { body: answer.bytes, headers: answer.headers, statusCode: answer.statusCode };
-		let items: INodeExecutionData[] = [{ json: {} }];
-		for (const action of functions) items = await action.call(this, items, response);
-		return items;
-	}
 	// Get: the answer is the item (then its postReceive functions, such as Simplify). Sent here, so that it is read
 	// up to a bound and checked to be a record.
 	if (operation === 'get') {
@@ -485,10 +487,12 @@ export async function routeRequest(
 		for (const action of functions) items = await action.call(this, items, { body, headers: {}, statusCode: 200 });
 		return items;
 	}
-	// Delete: n8n's routing sends it and makes its item (its answer is not read by the node); the Timeout and the
-	// redirect rules apply all the same.
-	const sent = await sendReliably<INodeExecutionData[]>(this, itemIndex, idempotent, options, async (_credentials, current) =>
-		await this.makeRoutingRequest({ ...requestData, options: { ...current, timeout: settings.timeoutSeconds * 1000 } }),
-	);
-	return sent.body;
+	// Download, Delete, Follow, Unfollow: the answer is read up to a bound (a file's, or one the node does not use) and
+	// handed as bytes to the operation's postReceive functions, which make the item (n8n's routing would read it whole).
+	const limit = operation === 'download' ? FILE_LIMIT : JSON_LIMIT;
+	const { body: answer } = await exchange<Exchanged>(this, itemIndex, options, idempotent, limit, (exchanged) => exchanged);
+	const response: IN8nHttpFullResponse = { body: answer.bytes, headers: answer.headers, statusCode: answer.statusCode };
+	let items: INodeExecutionData[] = [{ json: {} }];
+	for (const action of functions) items = await action.call(this, items, response);
+	return items;
 }

@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { resolvePath } from '../../shared/paths';
 import { simplifyRoutedRecord } from '../../shared/simplify';
+import { outcomeItem } from '../../shared/transport';
 import { createOptions } from './create';
 import { upsertFields, upsertOptions } from './upsert';
 
@@ -40,7 +41,7 @@ export const recordOperations: INodeProperties = {
 			routing: {
 				request: { method: 'DELETE', url: '/{entityType}/{recordId}' },
 				send: { preSend: [resolvePath], paginate: true },
-				output: { postReceive: [{ type: 'set', properties: { value: '={{ { "deleted": true } }}' } }] },
+				output: { postReceive: [outcomeItem({ deleted: true })] },
 			},
 		},
 		{

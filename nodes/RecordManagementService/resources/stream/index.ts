@@ -3,6 +3,7 @@ import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } fr
 import { dialectOf, requireEspoCrm } from '../../shared/dialect';
 import { routedItemOf } from '../../shared/item';
 import { resolvePath } from '../../shared/paths';
+import { outcomeItem } from '../../shared/transport';
 import { getStreamFields } from './getStream';
 import { postFields } from './post';
 
@@ -34,7 +35,7 @@ export const streamOperations: INodeProperties = {
 			routing: {
 				request: { method: 'PUT', url: '/{entityType}/{recordId}/subscription' },
 				send: { preSend: [requireEspoCrmServer, resolvePath], paginate: true },
-				output: { postReceive: [{ type: 'set', properties: { value: '={{ { "followed": true } }}' } }] },
+				output: { postReceive: [outcomeItem({ followed: true })] },
 			},
 		},
 		{
@@ -59,7 +60,7 @@ export const streamOperations: INodeProperties = {
 			routing: {
 				request: { method: 'DELETE', url: '/{entityType}/{recordId}/subscription' },
 				send: { preSend: [requireEspoCrmServer, resolvePath], paginate: true },
-				output: { postReceive: [{ type: 'set', properties: { value: '={{ { "followed": false } }}' } }] },
+				output: { postReceive: [outcomeItem({ followed: false })] },
 			},
 		},
 	],
