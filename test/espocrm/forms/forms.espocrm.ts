@@ -161,6 +161,30 @@ describe('the polling trigger on the real EspoCRM (its own date-time form, pagin
 	});
 });
 
+describe("the New Stream Note trigger on the real EspoCRM (a record's stream, posts sharing a second)", () => {
+	test('nothing on the first poll; then each new post once, oldest first; other note types and other records not', async () => {
+		const account = await createAccount(`StreamPoll-${Date.now()}`);
+		const post = async (text: string) => (await api('POST', '/Note', { type: 'Post', parentType: 'Account', parentId: account, post: text })).id;
+		await post('before the trigger');
+		const trigger = pollingTrigger(store, { event: 'streamNote', entityType: 'Account', recordId: { __rl: true, mode: 'id', value: account } }, 'Pacific/Pago_Pago');
+		expect(await trigger.poll()).toBeNull();
+		// Three in the same second or two; a change of the record writes an Update note (not a post); another record's post.
+		const first = await post('one');
+		const second = await post('two');
+		const third = await post('three');
+		await api('PUT', `/Account/${account}`, { description: 'changed' });
+		await api('POST', '/Note', { type: 'Post', parentType: 'Account', parentId: await createAccount(`StreamOther-${Date.now()}`), post: 'elsewhere' });
+		const emitted = await trigger.poll();
+		expect((emitted ?? []).map((note) => note.id)).toEqual([first, second, third]);
+		expect((emitted ?? []).map((note) => note.post)).toEqual(['one', 'two', 'three']);
+		expect(await trigger.poll()).toBeNull();
+		// EspoCRM writes createdAt to the second: the next post may share the last one's, and must still come once.
+		const fourth = await post('four');
+		expect((await trigger.poll())?.map((note) => note.id)).toEqual([fourth]);
+		expect(await trigger.poll()).toBeNull();
+	});
+});
+
 /** A request to EspoCRM's API as the API key's user; the reply's JSON. */
 async function api(method: string, path: string, body: Record<string, unknown>): Promise<{ id: string } & Record<string, unknown>> {
 	const reply = await fetch(`${origin}/api/v1${path}`, {
