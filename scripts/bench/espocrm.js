@@ -23,8 +23,9 @@
  * Goals (issue 32): this node ≤ 0.3x the raw client's time with Fields to Return, ≤ 0.6x without; every record once;
  * peak memory ≤ the HTTP Request node's. With --runs N (default 1) every case runs N times, one run of all cases after
  * another; the table gives the median (min–max), ratios are taken within each run, and the goals are judged on the
- * medians (peak memory moves by tens of MB with when V8 collects garbage). PHP's server runs with PHP_CLI_SERVER_WORKERS=$ESPOCRM_PHP_WORKERS (default 4,
- * as in test:espocrm); every case sends one request at a time, so the workers do not change the figures.
+ * medians (peak memory moves by tens of MB with when V8 collects garbage). PHP's server runs with
+ * PHP_CLI_SERVER_WORKERS=$ESPOCRM_PHP_WORKERS (default 4, as in test:espocrm); every Return All case sends one request
+ * at a time, so the workers do not change those figures.
  */
 
 const fs = require('fs');
@@ -39,6 +40,7 @@ const { setupN8n, measure, onNode24 } = require('./n8n');
 const { startEspo } = require('../espocrm/espocrm');
 const { toQuery } = require('../espocrm/client');
 const raw = require('./raw');
+const { median, stat, fmt } = require('./report');
 const { contact } = require('./sandbox-server');
 const { createsOfThisNode, createsOfHttpRequestNode, httpPages } = require('./workflows');
 
@@ -253,8 +255,10 @@ async function main() {
 						Object.assign(r, { ms: m.ms, records: summary.count_id, unique: summary.unique_count_id, peakKb: m.peakNodeKb, samples: m.samples });
 					}
 					// the Contacts the case created, and how many Return All finds from now on
-					if (c.creates) r.created = contacts() - before;
-					if (c.creates) total = contacts();
+					if (c.creates) {
+						total = contacts();
+						r.created = total - before;
+					}
 				} catch (e) {
 					r.error = String((e && e.message) || e).split('\n')[0];
 				}
@@ -269,20 +273,10 @@ async function main() {
 			runs.push(results);
 		}
 
-		const median = (values) => {
-			const sorted = values.filter((v) => typeof v === 'number').sort((a, b) => a - b);
-			if (!sorted.length) return undefined;
-			const mid = Math.floor(sorted.length / 2);
-			return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-		};
-		/** The median of a figure over the runs, with min–max when there are several. */
-		const spread = (values, format) => {
-			const known = values.filter((v) => typeof v === 'number');
-			if (!known.length) return '–';
-			return known.length === 1 ? format(known[0]) : `${format(median(known))} (${format(Math.min(...known))}–${format(Math.max(...known))})`;
-		};
+		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
+		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
 		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate' };
-		const ratiosOf = (a, b) => runs.map((results) => (results[a]?.ms && results[b]?.ms ? results[a].ms / results[b].ms : undefined));
+		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
 			`EspoCRM 8.1.5 with ${opts.records.toLocaleString('en')} Contacts seeded (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time in every case, the creates ${PARALLEL} or, the HTTP Request node, all at once), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
@@ -301,7 +295,8 @@ async function main() {
 		}
 		const has = (...keys) => keys.every((k) => runs.every((results) => results[k] && !results[k].error));
 		const once = (k) => runs.every((results) => results[k].records === results[k].expected && results[k].unique === results[k].expected && results[k].non200 === 0);
-		const createdAll = (k) => runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0);
+		const createdAll = (k) =>
+			runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0 && (results[k].out ?? CREATES) === CREATES);
 		lines.push('');
 		if (has('nodeCreate', 'rawCreate')) {
 			const ratio = median(ratiosOf('nodeCreate', 'rawCreate'));

@@ -138,4 +138,4 @@ function report({ jobs, results, opts, machine }) {
 	return out.join('\n');
 }
 
-module.exports = { report, median };
+module.exports = { report, median, stat, fmt };
