@@ -323,9 +323,11 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 			reply = parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
 			break;
 		} catch (error) {
-			const response = (error as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
+			const response = (error as { response?: { status?: number; headers?: Record<string, unknown>; data?: { destroy?: () => void } } }).response;
 			const status = response?.status ?? 0;
 			if (status < 300 || status > 399 || response?.headers?.location === undefined) throw error;
+			// A redirect's own body is not read (other errors' bodies are, up to a bound, for their message).
+			response.data?.destroy?.();
 			const decision = redirectDecision(url, 'POST', status, response.headers.location);
 			if ('refuse' in decision) throw new Error(`POST /Auth: ${decision.refuse}. Check the Base URL of the credential.`);
 			if (redirects >= MAX_TOKEN_REDIRECTS) throw new Error(`POST /Auth was redirected more than ${MAX_TOKEN_REDIRECTS} times: check the Base URL of the credential.`);

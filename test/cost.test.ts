@@ -178,6 +178,16 @@ describe('fields read as they are from the item: no evaluation, the same request
 	});
 });
 
+describe('fields the engine refuses to read are refused as before', () => {
+	test.each(['caller', 'constructor', 'prototype'])('`{{ $json.%s }}`: n8n refuses it, and nothing is sent', async (field) => {
+		const result = await bed.run({ resource: 'record', operation: 'create', entityType: 'Contact', fields: { description: `={{ $json.${field} }}` } }, [
+			{ [field]: 'from a call log' },
+		]);
+		expect(result.error).toBeDefined();
+		expect(bed.received('POST')).toHaveLength(0);
+	});
+});
+
 describe('Return All pages in parallel when the first page tells the total', () => {
 	const seed = (count: number) => {
 		for (let n = 0; n < count; n++) bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${n}` });

@@ -249,11 +249,12 @@ describe('a huge answer is refused before it is read whole', () => {
 		expect(request.answerBytesSent).toBeLessThan(32 * 1024 * 1024);
 	});
 
-	test('Delete (routed): its answer, which the node does not use, is read up to 16 MB too', async () => {
+	test('Delete (routed): its answer, which the node does not use, is not read; the deletion is reported', async () => {
 		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
 		bed.sandbox.faults.answerNext({ kind: 'huge', bytes: HUGE, chunked: true, method: 'DELETE' });
 		const result = await bed.run({ resource: 'record', operation: 'delete', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: contact.id } });
-		expect(result.error?.message).toBe(`The server's answer to DELETE /Contact/${contact.id} is larger than 16 MB: the node stopped reading it`);
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([{ deleted: true }]);
 		expect(bed.received()[0].answerBytesSent).toBeLessThan(64 * 1024 * 1024);
 	});
 
@@ -286,14 +287,12 @@ describe('a huge answer is refused before it is read whole', () => {
 describe('a huge token reply (POST /Auth) is not read whole either', () => {
 	test('OAuth 2.0: reading stops at 64 KB; the error says so; nothing else is sent', async () => {
 		bed.use('oAuth2ClientCredentials');
-		const before = process.memoryUsage();
 		bed.sandbox.faults.answerNext({ kind: 'huge', bytes: 512 * 1024 * 1024, chunked: true, method: 'POST', pathPrefix: '/Auth' });
 		const result = await bed.run(getContact('any'));
-		const after = process.memoryUsage();
 		expect(result.error?.message).toMatch(/The token reply of POST \/Auth is larger than 64 KB: the node stopped reading it/);
 		expect(bed.received().map((request) => request.path)).toEqual(['/Auth']);
+		// The server writes only as fast as the client reads: what left it is what n8n read, plus socket buffers.
 		expect(bed.received()[0].answerBytesSent).toBeLessThan(64 * 1024 * 1024);
-		expect(after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers)).toBeLessThan(256 * 1024 * 1024);
 		expectNoSecretIn(everything(result));
 	});
 });

@@ -296,7 +296,7 @@ async function main() {
 		const has = (...keys) => keys.every((k) => runs.every((results) => results[k] && !results[k].error));
 		const once = (k) => runs.every((results) => results[k].records === results[k].expected && results[k].unique === results[k].expected && results[k].non200 === 0);
 		const createdAll = (k) =>
-			runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0 && (results[k].out ?? CREATES) === CREATES);
+			runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0 && results[k].out === CREATES);
 		lines.push('');
 		if (has('nodeCreate', 'rawCreate')) {
 			const ratio = median(ratiosOf('nodeCreate', 'rawCreate'));

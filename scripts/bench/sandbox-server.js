@@ -166,7 +166,8 @@ const second = { child: null, origin: '', unavailable: '' };
 function startSecondServer() {
 	const python = process.env.PYTHON || 'python3';
 	return new Promise((resolve) => {
-		const child = spawn(python, [path.join(__dirname, 'second-server.py'), SANDBOX_CREDENTIALS.apiKey], { stdio: ['ignore', 'pipe', 'inherit'] });
+		// stdin a pipe: the server exits when it closes, also when this process is killed (SIGKILL runs no handler)
+		const child = spawn(python, [path.join(__dirname, 'second-server.py'), SANDBOX_CREDENTIALS.apiKey], { stdio: ['pipe', 'pipe', 'inherit'] });
 		second.child = child;
 		child.once('error', (e) => {
 			second.unavailable = `the second server needs ${python} (${e.code || e.message})`;

@@ -11,12 +11,14 @@ lock, on the same cores as n8n. It answers what the create job sends, as the int
   GET  /api/v1/Contact/{id}   the record, or 404
 
 and, for the bench (never with the API key): POST /__bench/reset {"latencyMs": n}, POST /__bench/mark,
-GET /__bench/stats, GET /__bench/count. It prints {"port": n} on its first line of output once it listens.
+GET /__bench/stats, GET /__bench/count. It prints {"port": n} on its first line of output once it listens, and exits
+when its standard input closes (the process that started it is gone).
 
 Run: python3 scripts/bench/second-server.py API_KEY
 """
 
 import json
+import os
 import sys
 import threading
 import time
@@ -75,13 +77,15 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(404)
 
     def api(self, method):
+        # read whole before any answer, so that a kept-alive connection's next request starts where it should
+        body = self.read_body()
         if self.headers.get("X-Api-Key") != API_KEY:
             return self.reply(401)
         if state["latency"] > 0:
             time.sleep(state["latency"])
         if method == "POST" and self.path == "/api/v1/Contact":
             try:
-                values = json.loads(self.read_body())
+                values = json.loads(body)
             except ValueError:
                 return self.reply(400, reason="The body is not JSON")
             if not isinstance(values, dict):
@@ -134,6 +138,13 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
+def exit_with_parent():
+    # the bench's servers process holds our stdin: when it is gone, however it ended, so is this server
+    sys.stdin.read()
+    os._exit(0)
+
+
+threading.Thread(target=exit_with_parent, daemon=True).start()
 server = Server(("127.0.0.1", 0), Handler)
 print(json.dumps({"port": server.server_address[1]}), flush=True)
 server.serve_forever()

@@ -8,9 +8,9 @@ import type {
 	IPollFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, isSafeObjectProperty } from 'n8n-workflow';
 
-import { messageForModel } from './tool';
+import { messageForModel, runsAsTool } from './tool';
 import { runOf } from './transport';
 
 /**
@@ -59,18 +59,19 @@ function item(
 
 /**
  * `={{ $json.field }}`, `={{ $json['field'] }}` and `={{ $json["field"] }}`: one field of the input item, as n8n's drag
- * and drop writes it.
+ * and drop writes it. Names with braces are left out (n8n's template splitter reads `}}` in them as the end).
  */
-const ITEM_FIELD_EXPRESSION = /^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\])\s*\}\}$/;
+const ITEM_FIELD_EXPRESSION = /^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:'([^'\\{}]*)'|"([^"\\{}]*)")\s*\])\s*\}\}$/;
 
 const NEEDS_ENGINE = Symbol('needs the expression engine');
 
 /**
  * A parameter's value for one item without n8n's expression engine, where that gives what `getNodeParameter` would:
  * every expression in it reads one field of the item, and that field holds text, a number or true/false (n8n returns
- * such a value as it is). Anything else, an object, null or a missing field included, is the engine's. After
- * evaluating, n8n converts only values whose description declares a `validateType` (none of this node's) and a field
- * mapper's (left to the engine below).
+ * such a value as it is). Anything else is the engine's: an object, null or a missing field, a name the engine refuses
+ * (`constructor`, `caller`, … : n8n-workflow's `isSafeObjectProperty`). After evaluating, n8n converts only values
+ * whose description declares a `validateType` (none of this node's) and a field mapper's `columns.value` (this node
+ * reads `columns` whole, which n8n does not convert).
  *
  * Why: n8n 2.41 evaluates each expression in an isolated context at about 0.45 ms, as long as a request to a fast
  * server takes; for 1,000 creates with three mapped fields that was 1.1 s of a 1.8 s run, spent between one answer
@@ -81,14 +82,12 @@ function valueWithoutEngine(raw: unknown, json: IDataObject): unknown {
 		if (!raw.startsWith('=')) return raw;
 		const match = ITEM_FIELD_EXPRESSION.exec(raw);
 		const field = match?.[1] ?? match?.[2] ?? match?.[3];
-		if (field === undefined || field === '__proto__' || !Object.prototype.hasOwnProperty.call(json, field)) return NEEDS_ENGINE;
+		if (field === undefined || !isSafeObjectProperty(field) || !Object.prototype.hasOwnProperty.call(json, field)) return NEEDS_ENGINE;
 		const value = json[field];
 		const plain = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 		return plain ? value : NEEDS_ENGINE;
 	}
 	if (raw === null || typeof raw !== 'object') return raw;
-	// n8n checks and converts a field mapper's values against its schema after evaluating them.
-	if ('mappingMode' in raw) return NEEDS_ENGINE;
 	const entries: Array<[string, unknown]> = [];
 	for (const [key, element] of Object.entries(raw)) {
 		const value = valueWithoutEngine(element, json);
@@ -109,8 +108,10 @@ function savedParameter(node: INode, name: string): unknown {
 export function itemOf(context: IExecuteFunctions, index: number): Item {
 	const json = context.getInputData()[index]?.json ?? {};
 	const { node } = runOf(context);
+	// As an AI agent's tool, the input is the model's arguments while `$json` is the agent's item: only the engine knows.
+	const engineOnly = runsAsTool(node);
 	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) => {
-		const saved = options === undefined ? savedParameter(node, name) : undefined;
+		const saved = options === undefined && !engineOnly ? savedParameter(node, name) : undefined;
 		const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
 		return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
 	});

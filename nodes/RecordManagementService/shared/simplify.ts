@@ -26,22 +26,27 @@ export const simplifyField: INodeProperties = {
 
 /** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */
 const BOOKKEEPING = new Set(['deleted', 'isFollowed', 'followersIds', 'followersNames', 'versionNumber', 'phoneNumbersMap']);
-/** E-mail address and phone number flags (`emailAddressIsOptedOut`, `phoneNumberIsInvalid`), and who made or changed the record. */
+/**
+ * Opt-out and invalid flags (`emailAddressIsOptedOut`, `phoneNumberIsInvalid`, `targetListIsOptedOut`: EspoCRM's own
+ * suffixes), and who made or last changed the record.
+ */
 const BOOKKEEPING_PATTERN = /(IsOptedOut|IsInvalid)$|^(createdBy|modifiedBy)(Id|Name)$/;
+
+/** The fields whose addresses or numbers EspoCRM details in `…Data`. */
+const DETAILED_FIELDS = new Set(['emailAddress', 'phoneNumber']);
 
 /**
  * Details of another field of the record: the addresses and numbers behind `emailAddress` and `phoneNumber`
- * (`emailAddressData`, also where the record's own field is not in the answer), a relationship's columns next to its
- * IDs (`accountsColumns` by `accountsIds`). A custom field that only ends the same way (`cShippingData`) belongs to no
+ * (`emailAddressData`, also where the field itself is not in the answer), and a relationship's columns next to its IDs
+ * (`accountsColumns` by `accountsIds`). A custom field that only ends the same way (`cShippingData`) belongs to no
  * other field and is kept.
  */
 function isDetailOfAnotherField(name: string, record: IDataObject): boolean {
-	if (name.endsWith('Data')) {
-		const owner = name.slice(0, -'Data'.length);
-		return owner === 'emailAddress' || owner === 'phoneNumber' || (owner !== '' && owner in record);
-	}
-	if (name.endsWith('Columns')) return `${name.slice(0, -'Columns'.length)}Ids` in record;
-	return false;
+	const has = (field: string) => Object.prototype.hasOwnProperty.call(record, field);
+	const owner = /^(.+)Data$/.exec(name)?.[1];
+	if (owner !== undefined) return DETAILED_FIELDS.has(owner) || has(owner);
+	const link = /^(.+)Columns$/.exec(name)?.[1];
+	return link !== undefined && has(`${link}Ids`);
 }
 
 function isEmpty(value: unknown): boolean {

@@ -351,15 +351,16 @@ interface Exchanged {
 
 /**
  * Sends one authenticated request (the run's bound, resending, redirects within the origin, the Timeout) and reads its
- * answer from a stream, `limit` bytes at most: a larger answer is refused without being read whole. `check` looks at
- * the answer before it counts as accepted.
+ * answer from a stream, `limit` bytes at most: a larger answer is refused without being read whole. With `UNREAD`, an
+ * answer is not read at all (its bytes are empty): the operation does not use it, and the server has done the change.
+ * `check` looks at the answer before it counts as accepted.
  */
 async function exchange<T>(
 	context: RequestContext,
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	idempotent: boolean,
-	limit: { bytes: number; what: string },
+	limit: { bytes: number; what: string } | typeof UNREAD,
 	check: (answer: Exchanged, credentials: ICredentialDataDecryptedObject) => T,
 ): Promise<Sent<T>> {
 	const { node, settings } = runOf(context);
@@ -389,6 +390,10 @@ async function exchange<T>(
 		)) as IN8nHttpFullResponse;
 		const declared = Number(response.headers['content-length']);
 		const stream = isBodyStream(response.body) ? response.body : undefined;
+		if (limit === UNREAD) {
+			stream?.destroy?.();
+			return check({ statusCode: response.statusCode, headers: response.headers, bytes: Buffer.alloc(0) }, data);
+		}
 		const bytes =
 			Number.isFinite(declared) && declared > limit.bytes
 				? undefined
@@ -402,6 +407,9 @@ async function exchange<T>(
 		return check({ statusCode: response.statusCode, headers: response.headers, bytes }, data);
 	});
 }
+
+/** For `exchange`: an answer the operation does not use (Delete, Follow, Unfollow), which is not read. */
+const UNREAD = Symbol('the answer is not read');
 
 const JSON_LIMIT = {
 	bytes: MAX_JSON_ANSWER_BYTES,
@@ -487,9 +495,10 @@ export async function routeRequest(
 		for (const action of functions) items = await action.call(this, items, { body, headers: {}, statusCode: 200 });
 		return items;
 	}
-	// Download, Delete, Follow, Unfollow: the answer is read up to a bound (a file's, or one the node does not use) and
-	// handed as bytes to the operation's postReceive functions, which make the item (n8n's routing would read it whole).
-	const limit = operation === 'download' ? FILE_LIMIT : JSON_LIMIT;
+	// Download: the file, read up to a bound. Delete, Follow, Unfollow: the answer is not used (and a change that was
+	// done must not fail on it), so it is not read. Either goes to the operation's postReceive functions, which make the
+	// item; n8n's routing would read the answer whole.
+	const limit = operation === 'download' ? FILE_LIMIT : UNREAD;
 	const { body: answer } = await exchange<Exchanged>(this, itemIndex, options, idempotent, limit, (exchanged) => exchanged);
 	const response: IN8nHttpFullResponse = { body: answer.bytes, headers: answer.headers, statusCode: answer.statusCode };
 	let items: INodeExecutionData[] = [{ json: {} }];
