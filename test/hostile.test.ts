@@ -169,7 +169,7 @@ describe('a redirect within the origin is followed, signed for where it leads', 
 		expect(bed.sandbox.store.count('Contact')).toBe(1);
 	});
 
-	test('a Delete (sent by n8n\'s routing) redirected with 307 within the origin is followed', async () => {
+	test('a Delete (routed) redirected with 307 within the origin is followed', async () => {
 		const contact = bed.sandbox.store.create('Contact', { lastName: 'Gone' });
 		bed.sandbox.faults.redirectNext({ status: 307, method: 'DELETE', location: `${bed.sandbox.origin}{url}` });
 		const result = await bed.run(deleteContact(contact.id));

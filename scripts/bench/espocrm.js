@@ -32,7 +32,6 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const http = require('http');
-const { spawnSync } = require('child_process');
 const { performance } = require('perf_hooks');
 const env = require('../n8n-env');
 const { Processes } = require('../lib/n8n-server');
@@ -199,8 +198,7 @@ async function main() {
 			SELECT CONCAT('b', LPAD(HEX(seq), 16, '0')), 0, CONCAT('First', seq), CONCAT('Last', seq), CONCAT('Bench contact number ', seq),
 				DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), 0
 			FROM seq_1_to_${opts.records};`;
-		const seeded = spawnSync('mariadb', ['--no-defaults', `--socket=${espo.db.socket}`, '-uroot', '-e', sql], { encoding: 'utf8' });
-		if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
+		await espo.query(sql);
 		let total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
 		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL in ${Date.now() - t} ms; EspoCRM counts ${total}`);
 
@@ -208,11 +206,7 @@ async function main() {
 		const credentials = [{ ...CREDENTIAL, type: 'recordManagementServiceApi', data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey } }];
 		const n8n = await setupN8n({ procs, workDir, credentials, workflows: wfs });
 
-		const contacts = () => {
-			const counted = spawnSync('mariadb', ['--no-defaults', `--socket=${espo.db.socket}`, '-uroot', '-N', '-e', 'SELECT COUNT(*) FROM espocrm.contact WHERE deleted = 0'], { encoding: 'utf8' });
-			if (counted.status !== 0) throw new Error(`counting Contacts failed: ${counted.stderr}`);
-			return Number(counted.stdout.trim());
-		};
+		const contacts = async () => Number((await espo.query('SELECT COUNT(*) AS n FROM contact WHERE deleted = 0'))[0].n);
 		const cases = [
 			// the creates first (they add 1,000 Contacts each: Return All then reads more than N, and says how many)
 			{
@@ -242,7 +236,7 @@ async function main() {
 				const from = fs.statSync(espo.logs.php).size;
 				const r = { label: c.label };
 				try {
-					const before = c.creates ? contacts() : 0;
+					const before = c.creates ? await contacts() : 0;
 					// what Return All must read: EspoCRM's count before the case (the creates add to it)
 					if (!c.creates) r.expected = total;
 					if (c.raw) Object.assign(r, await c.raw());
@@ -256,7 +250,7 @@ async function main() {
 					}
 					// the Contacts the case created, and how many Return All finds from now on
 					if (c.creates) {
-						total = contacts();
+						total = await contacts();
 						r.created = total - before;
 					}
 				} catch (e) {

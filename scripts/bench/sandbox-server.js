@@ -44,14 +44,38 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let sandbox;
 const list = { server: null, origin: '', total: 0, records: [], latencyMs: 0, requests: [], inFlight: 0, maxInFlight: 0 };
 
+/** Counts a request that arrived at one of the bench's own servers (`state`: list or keys); its entry and URL. */
+function arrived(state, req) {
+	const url = new URL(req.url, 'http://x');
+	const entry = { method: req.method, path: url.pathname.replace(/^\/api\/v1/, ''), headers: req.headers, status: null, startedAt: now(), endedAt: null };
+	state.requests.push(entry);
+	state.maxInFlight = Math.max(state.maxInFlight, ++state.inFlight);
+	return { entry, url };
+}
+
+/** Answers it with JSON text and counts it as done. */
+function answered(state, res, entry, status, body) {
+	res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+	res.end(body);
+	entry.status = status;
+	entry.endedAt = now();
+	state.inFlight--;
+}
+
+/** Starts `state.server` on a free port of 127.0.0.1 and sets `state.origin`. */
+function listening(state) {
+	return new Promise((resolve) =>
+		state.server.listen(0, '127.0.0.1', () => {
+			state.origin = `http://127.0.0.1:${state.server.address().port}`;
+			resolve();
+		}),
+	);
+}
+
 /** The list server: pages of `list.records` (JSON text of each record), in the sandbox's default order. */
 function startListServer() {
 	list.server = http.createServer(async (req, res) => {
-		const entry = { method: req.method, path: '', headers: req.headers, status: null, startedAt: now(), endedAt: null };
-		list.requests.push(entry);
-		list.maxInFlight = Math.max(list.maxInFlight, ++list.inFlight);
-		const url = new URL(req.url, 'http://x');
-		entry.path = url.pathname.replace(/^\/api\/v1/, '');
+		const { entry, url } = arrived(list, req);
 		req.resume();
 		if (list.latencyMs > 0) await sleep(list.latencyMs);
 		const offset = Number(url.searchParams.get('offset') || 0);
@@ -61,18 +85,9 @@ function startListServer() {
 		if (req.headers['x-api-key'] !== SANDBOX_CREDENTIALS.apiKey) status = 401;
 		else if (req.method !== 'GET' || entry.path !== '/Contact' || !(maxSize <= 200) || !(offset >= 0)) status = 400;
 		else body = `{"total":${list.total},"list":[${list.records.slice(offset, offset + maxSize).join(',')}]}`;
-		res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-		res.end(body);
-		entry.status = status;
-		entry.endedAt = now();
-		list.inFlight--;
+		answered(list, res, entry, status, body);
 	});
-	return new Promise((resolve) =>
-		list.server.listen(0, '127.0.0.1', () => {
-			list.origin = `http://127.0.0.1:${list.server.address().port}`;
-			resolve();
-		}),
-	);
+	return listening(list);
 }
 
 const keys = { server: null, origin: '', latencyMs: 0, cpuMs: 0, requests: [], inFlight: 0, maxInFlight: 0, byId: new Map(), byEmail: new Map(), created: 0 };
@@ -94,11 +109,7 @@ function lookedUp(searchParams) {
 /** The key server: Contacts by id and e-mail address; the look-ups, creates and updates of Create or Update. */
 function startKeyServer() {
 	keys.server = http.createServer((req, res) => {
-		const entry = { method: req.method, path: '', headers: req.headers, status: null, startedAt: now(), endedAt: null };
-		keys.requests.push(entry);
-		keys.maxInFlight = Math.max(keys.maxInFlight, ++keys.inFlight);
-		const url = new URL(req.url, 'http://x');
-		entry.path = url.pathname.replace(/^\/api\/v1/, '');
+		const { entry, url } = arrived(keys, req);
 		const chunks = [];
 		req.on('data', (c) => chunks.push(c));
 		req.on('end', async () => {
@@ -145,19 +156,10 @@ function startKeyServer() {
 			} catch {
 				reply(400);
 			}
-			res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-			res.end(body);
-			entry.status = status;
-			entry.endedAt = now();
-			keys.inFlight--;
+			answered(keys, res, entry, status, body);
 		});
 	});
-	return new Promise((resolve) =>
-		keys.server.listen(0, '127.0.0.1', () => {
-			keys.origin = `http://127.0.0.1:${keys.server.address().port}`;
-			resolve();
-		}),
-	);
+	return listening(keys);
 }
 
 const second = { child: null, origin: '', unavailable: '' };

@@ -206,8 +206,8 @@ export interface Sent<T> {
 /**
  * Sends one request with what every request of this node gets: the run's bound on parallel requests, redirects
  * followed only within the origin, resending after transient failures within the user's bounds, and errors that say
- * what went wrong (with every secret redacted). `send` makes the actual call (through n8n's routing or its
- * authenticated HTTP helper) of `request`, or of where a redirect within the origin led.
+ * what went wrong (with every secret redacted). `send` makes one attempt (`exchange`: n8n's authenticated HTTP
+ * helper, the answer read up to a bound) of `request`, or of where a redirect within the origin led.
  */
 async function sendReliably<T>(
 	context: RequestContext,
