@@ -185,6 +185,53 @@ const createsOfHttpRequestNode = (id, name, creates, apiBaseUrl, apiKey = API_KE
 		['Create'],
 	);
 
+/** How long the caller of a memory measurement lets n8n idle before it calls the sub-workflow (see inSubWorkflow). */
+const SETTLE_SECONDS = 20;
+
+/**
+ * `nodes` in a sub-workflow that ends with a Summarize (count and distinct count of the IDs), and its caller: Manual
+ * Trigger → Wait (SETTLE_SECONDS) → Execute Workflow "Run", the node the bench measures (the whole sub-workflow, the
+ * same for every system). The memory jobs (`memory` here, the Return All cases of bench:espocrm) run this way:
+ * - `n8n execute` prints the whole run data of the workflow it runs as one JSON string, and for 100,000 records the
+ *   HTTP Request workflow's (every record twice: in the pages and in the Split Out) is longer than the longest string
+ *   V8 can make ("RangeError: Invalid string length"). A sub-workflow's run data is not printed: the caller gets the
+ *   Summarize's one item. n8n 2.x runs only published sub-workflows (`publish`); one given in the node ("Define
+ *   Below") may not use credentials.
+ * - `n8n execute` is a new n8n process, whose start-up leaves about 100 MB of garbage in its heap (seen with
+ *   --trace-gc); V8 collects it once the process idles, about 10 s after the start. n8n as users run it (`n8n start`,
+ *   queue-mode workers) is long past that when a workflow starts. Without the wait, a node that reads 100,000 records
+ *   in 10 s ran amid that garbage and one that takes 90 s had it collected halfway: the peak compared n8n's start-up,
+ *   not the nodes.
+ */
+function inSubWorkflow(subId, callerId, name, nodes) {
+	const sub = workflow(subId, `${name} (sub-workflow)`, [...nodes, summarizeIds], [], {
+		name: 'Called',
+		type: 'n8n-nodes-base.executeWorkflowTrigger',
+		typeVersion: 1.1,
+		parameters: { inputSource: 'passthrough' },
+	});
+	const caller = workflow(
+		callerId,
+		`${name} (caller)`,
+		[
+			{ name: 'Settle', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: SETTLE_SECONDS, unit: 'seconds' } },
+			{
+				name: 'Run',
+				type: 'n8n-nodes-base.executeWorkflow',
+				typeVersion: 1.2,
+				parameters: {
+					source: 'database',
+					workflowId: { __rl: true, mode: 'id', value: subId },
+					mode: 'once',
+					options: { waitForSubWorkflow: true },
+				},
+			},
+		],
+		['Run'],
+	);
+	return [Object.defineProperty(sub, 'publish', { value: true }), caller];
+}
+
 function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts }) {
 	return [
 		// the creates of rmsBenchCreate01 against the key server, which can spend CPU per request (createServerCpu)
@@ -251,47 +298,10 @@ function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts 
 			workflow(`rmsBenchListH00${n}`, 'bench: Return All, HTTP Request node', httpPages(url), ['Get Pages', 'Split Out']),
 		]),
 
-		// The memory job: the same nodes in a sub-workflow that ends with a Summarize (count of IDs, distinct IDs).
-		// `n8n execute` prints the whole run data of the workflow it runs as one JSON string, and for 100,000
-		// records the HTTP Request workflow's (every record twice: in the pages and in the Split Out) is longer than
-		// the longest string V8 can make ("RangeError: Invalid string length"). A sub-workflow's run data is not
-		// printed: the caller gets the Summarize's one item. Measured: the caller's Execute Workflow node, i.e. the
-		// whole sub-workflow, for both systems alike. n8n 2.x runs only published sub-workflows (`publish`); one
-		// given in the node ("Define Below") may not use credentials.
-		...[
-			['N', [getMany(LIST_CREDENTIAL)]],
-			['H', httpPages(listBaseUrl)],
-		].flatMap(([k, nodes]) => [
-			Object.defineProperty(
-				workflow(`rmsBenchSub${k}0001`, `bench: memory, sub-workflow ${k}`, [...nodes, summarizeIds], [], {
-					name: 'Called',
-					type: 'n8n-nodes-base.executeWorkflowTrigger',
-					typeVersion: 1.1,
-					parameters: { inputSource: 'passthrough' },
-				}),
-				'publish',
-				{ value: true },
-			),
-			workflow(
-				`rmsBenchMem${k}0001`,
-				`bench: memory, caller ${k}`,
-				[
-					{
-						name: 'Run',
-						type: 'n8n-nodes-base.executeWorkflow',
-						typeVersion: 1.2,
-						parameters: {
-							source: 'database',
-							workflowId: { __rl: true, mode: 'id', value: `rmsBenchSub${k}0001` },
-							mode: 'once',
-							options: { waitForSubWorkflow: true },
-						},
-					},
-				],
-				['Run'],
-			),
-		]),
+		// The memory job: the same nodes in a sub-workflow (see inSubWorkflow).
+		...inSubWorkflow('rmsBenchSubN0001', 'rmsBenchMemN0001', 'bench: memory, this node', [getMany(LIST_CREDENTIAL)]),
+		...inSubWorkflow('rmsBenchSubH0001', 'rmsBenchMemH0001', 'bench: memory, HTTP Request node', httpPages(listBaseUrl)),
 	];
 }
 
-module.exports = { build, credentials, createsOfThisNode, createsOfHttpRequestNode, httpPages };
+module.exports = { build, credentials, createsOfThisNode, createsOfHttpRequestNode, httpPages, inSubWorkflow, SETTLE_SECONDS };

@@ -285,6 +285,36 @@ const PROBES = [
 				const converted = await key.get('/Lead', { select: 'name', where, primaryFilter: 'converted' });
 				return { actual: summary(actual, { pick: names }), converted: summary(converted, { pick: names }) };
 			}],
+			['primaryFilter Meeting, Call, Task (statuses; today, past in the user\'s time zone)', async ({ key, tag }) => {
+				// UTC date-times, as the API takes them; a minute off the day's edges is not needed: "today" is the one the
+				// requests are made on (run the probe again if it straddled midnight UTC)
+				const at = (days) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+				const made = {
+					Meeting: [['a', 'Planned', at(0), at(0)], ['b', 'Held', at(-1.1), at(-1.1)], ['c', 'Not Held', at(1.1), at(1.1)], ['d', 'Held', at(-1.1), at(0)]],
+					Call: [['a', 'Planned', at(0), at(0)], ['b', 'Held', at(-1.1), at(-1.1)], ['d', 'Held', at(-1.1), at(0)]],
+					// b due later today, g earlier today (overdue: past is before now, not before today)
+					Task: [
+						['a', 'Not Started', at(-2), at(-1.1)], ['b', 'Started', at(1.1), at(2 / 1440)], ['c', 'Completed', null, at(-1.1)], ['d', 'Deferred', null, at(-1.1)],
+						['e', 'Not Started', null, null], ['f', 'Canceled', null, at(0)], ['g', 'Started', null, at(-2 / 1440)],
+					],
+				};
+				const filters = { Meeting: ['planned', 'held', 'todays'], Call: ['planned', 'held', 'todays'], Task: ['actual', 'completed', 'deferred', 'todays', 'overdue', 'actualStartingNotInFuture'] };
+				const out = {};
+				// activities need an assigned user: the API user
+				const assignedUserId = (await key.get('/App/user')).body.user.id;
+				for (const [entity, rows] of Object.entries(made)) {
+					for (const [name, status, dateStart, dateEnd] of rows) {
+						const r = await key.post(`/${entity}`, { name: `${name}-${tag}`, status, dateStart, dateEnd, assignedUserId });
+						if (r.status !== 200) return summary(r);
+					}
+					const where = [{ type: 'endsWith', attribute: 'name', value: `-${tag}` }];
+					for (const filter of filters[entity]) {
+						const r = await key.get(`/${entity}`, { select: 'name', where, primaryFilter: filter });
+						out[`${entity}.${filter}`] = r.status === 200 ? r.body.list.map((x) => x.name.slice(0, 1)).sort().join('') : summary(r);
+					}
+				}
+				return out;
+			}],
 			['primaryFilter unknown', async ({ key }) => summary(await key.get('/Contact', { select: 'name', primaryFilter: 'nope' }), { pick: () => null })],
 			['boolFilterList unknown', async ({ key }) => summary(await key.get('/Contact', { select: 'name', boolFilterList: ['nope'] }), { pick: () => null })],
 			['boolFilterList followed after PUT subscription', async ({ key, tag }) => {

@@ -996,6 +996,70 @@ describe('field types', () => {
 	});
 });
 
+describe('primary filters of Meeting, Call and Task (Modules/Crm/Classes/Select/*/PrimaryFilters)', () => {
+	beforeEach(() => sb.setDialect('espocrm'));
+	const names = async (entity: string, filter: string) => {
+		const r = await get(`/${entity}?primaryFilter=${filter}&select=name&orderBy=name&order=asc`);
+		expect(r.status).toBe(200);
+		return r.data.list.map((x: { name: string }) => x.name);
+	};
+	/** Runs `check` again when UTC midnight fell inside it: its "today" records were made the day before. */
+	const onOneDay = async (check: () => Promise<void>) => {
+		const day = utcDate();
+		await check();
+		if (utcDate() !== day) {
+			sb.reset();
+			sb.setDialect('espocrm');
+			await check();
+		}
+	};
+	const DAY = 86_400_000;
+
+	test('Meeting and Call: planned and held by status, todays by the start in the user\'s time zone', async () => {
+		await onOneDay(async () => {
+			for (const entity of ['Meeting', 'Call']) {
+				const add = (name: string, status: string, start: string, end = start) => sb.store.create(entity, { name, status, dateStart: start, dateEnd: end });
+				add('a planned today', 'Planned', utcDateTime());
+				add('b held yesterday', 'Held', utcDateTime(-DAY - 60_000));
+				add('c not held tomorrow', 'Not Held', utcDateTime(DAY + 60_000));
+				add('d held, from yesterday to today', 'Held', utcDateTime(-DAY - 60_000), utcDateTime());
+				expect(await names(entity, 'planned')).toEqual(['a planned today']);
+				expect(await names(entity, 'held')).toEqual(['b held yesterday', 'd held, from yesterday to today']);
+				expect(await names(entity, 'todays')).toEqual(['a planned today']);
+			}
+		});
+	});
+
+	test('Task: actual, completed, deferred by status; todays and overdue by the due date; actualStartingNotInFuture', async () => {
+		await onOneDay(async () => {
+			// the first and last second of today (UTC): before and after now, whatever the time of day
+			const [earlierToday, laterToday] = [`${utcDate()} 00:00:00`, `${utcDate()} 23:59:59`];
+			const add = (name: string, status: string, dateStart: string | null, dateEnd: string | null) => sb.store.create('Task', { name, status, dateStart, dateEnd });
+			add('a open, overdue', 'Not Started', utcDateTime(-2 * DAY), utcDateTime(-DAY - 60_000));
+			add('b started, due later today, starts tomorrow', 'Started', utcDateTime(DAY + 60_000), laterToday);
+			add('c completed late', 'Completed', null, utcDateTime(-DAY - 60_000));
+			add('d deferred, past due', 'Deferred', null, utcDateTime(-DAY - 60_000));
+			add('e open, no dates', 'Not Started', null, null);
+			add('f canceled, due today', 'Canceled', null, laterToday);
+			add('g started, due earlier today', 'Started', null, earlierToday);
+			const open = ['a open, overdue', 'b started, due later today, starts tomorrow', 'e open, no dates', 'g started, due earlier today'];
+			expect(await names('Task', 'actual')).toEqual(open);
+			expect(await names('Task', 'completed')).toEqual(['c completed late']);
+			expect(await names('Task', 'deferred')).toEqual(['d deferred, past due']);
+			expect(await names('Task', 'todays')).toEqual(['b started, due later today, starts tomorrow', 'f canceled, due today', 'g started, due earlier today']);
+			// Overdue: due before now (not before today), and not completed or canceled; deferred ones count.
+			expect(await names('Task', 'overdue')).toEqual(['a open, overdue', 'd deferred, past due', 'g started, due earlier today']);
+			expect(await names('Task', 'actualStartingNotInFuture')).toEqual(['a open, overdue', 'e open, no dates', 'g started, due earlier today']);
+		});
+	});
+
+	test('the filter menu lists them, with the styles of EspoCRM\'s metadata', async () => {
+		const { data } = await get('/Metadata');
+		expect(data.clientDefs.Meeting.filterList).toEqual([{ name: 'planned' }, { name: 'held', style: 'success' }, { name: 'todays' }]);
+		expect(data.clientDefs.Task.filterList.map((f: string | { name: string }) => (typeof f === 'string' ? f : f.name))).toEqual(['actual', 'completed', 'todays', 'overdue', 'deferred']);
+	});
+});
+
 describe('date-time filters as EspoCRM computes them (dateTime=true)', () => {
 	const at = (iso: string) => sb.store.create('Contact', { lastName: iso, createdAt: iso.replace('T', ' ').replace('Z', '') }).id;
 	const q = async (item: Record<string, unknown>) => (await ids('Contact', [{ attribute: 'createdAt', dateTime: true, ...item }], '&orderBy=createdAt&order=asc')).map((id) => sb.store.get('Contact', id)!.lastName);

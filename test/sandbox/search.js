@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 
-const { ENTITY_DEFS, getAttributes } = require('./metadata');
+const { ENTITY_DEFS, APP_CONFIG, getAttributes } = require('./metadata');
 const { ApiError } = require('./util');
 
 /**
@@ -31,10 +31,12 @@ const SEARCH_DEFS = {
     boolFilterList: ['onlyMy'],
   },
   Opportunity: { filterList: [{ name: 'open' }, { name: 'won', style: 'success' }], boolFilterList: ['onlyMy'] },
-  // Meeting, Call and Task have primary filters in EspoCRM (planned, held, todays; actual, completed…), not here.
-  Meeting: { boolFilterList: ['onlyMy'] },
-  Call: { boolFilterList: ['onlyMy'] },
-  Task: { boolFilterList: ['onlyMy'] },
+  Meeting: { filterList: [{ name: 'planned' }, { name: 'held', style: 'success' }, { name: 'todays' }], boolFilterList: ['onlyMy'] },
+  Call: { filterList: [{ name: 'planned' }, { name: 'held', style: 'success' }, { name: 'todays' }], boolFilterList: ['onlyMy'] },
+  Task: {
+    filterList: ['actual', { name: 'completed', style: 'success' }, { name: 'todays' }, { name: 'overdue', style: 'danger' }, { name: 'deferred' }],
+    boolFilterList: ['onlyMy'],
+  },
   CProject: { boolFilterList: ['onlyMy'] },
 };
 
@@ -43,7 +45,11 @@ const TEXT_FILTER_CONTAINS_MIN_LENGTH = 4;
 const PHONE_NUMBER_NUMERIC_SEARCH = true;
 
 /** Statuses that are no longer "actual" (entityDefs.<Type>.fields.status.notActualOptions). */
-const NOT_ACTUAL = { Lead: ['Converted', 'Recycled', 'Dead'] };
+const NOT_ACTUAL = { Lead: ['Converted', 'Recycled', 'Dead'], Task: ['Completed', 'Canceled', 'Deferred'] };
+
+/** An activity's statuses while it is to be done, and once done (scopes.<Type>.activityStatusList, completedStatusList). */
+const ACTIVITY_STATUSES = { Meeting: ['Planned'], Call: ['Planned'], Task: ['Not Started', 'Started'] };
+const COMPLETED_STATUSES = { Meeting: ['Held'], Call: ['Held'], Task: ['Completed'] };
 
 /**
  * @param {string} entityType @param {RawRecord} raw @param {string} attribute @param {Store} store
@@ -123,33 +129,56 @@ function textPredicate(store, entityType, text) {
 }
 
 /**
- * A primary filter (Modules/Crm/Classes/Select/<Type>/PrimaryFilters/*). An unknown one is EspoCRM's
- * `Error`: 500 `No primary filter '<name>' for '<Type>'.` (Core/Select/Primary/Applier).
- * @param {string} entityType @param {string} name @param {number} now @returns {(raw: RawRecord) => boolean}
+ * A primary filter (Modules/Crm/Classes/Select/<Type>/PrimaryFilters/*): a predicate, or where items where EspoCRM's
+ * filter converts date items in the user's time zone (Todays, Overdue, ActualStartingNotInFuture: the sandbox's users
+ * have the system's). An unknown one is EspoCRM's `Error`: 500 `No primary filter '<name>' for '<Type>'.`
+ * (Core/Select/Primary/Applier).
+ * @param {string} entityType @param {string} name @param {number} now
+ * @returns {{ test: (raw: RawRecord) => boolean } | { where: Record<string, unknown>[] }}
  */
-function primaryPredicate(entityType, name, now) {
+function primaryFilter(entityType, name, now) {
   const unknown = () => new ApiError(500, `No primary filter '${name}' for '${entityType}'.`);
   // SQL's NOT IN is not true for NULL.
   const notIn = (/** @type {string} */ field, /** @type {string[]} */ values) => (/** @type {RawRecord} */ raw) =>
     raw[field] !== null && raw[field] !== undefined && !values.includes(raw[field]);
   const isIn = (/** @type {string} */ field, /** @type {string[]} */ values) => (/** @type {RawRecord} */ raw) => values.includes(raw[field]);
+  const dateItem = (/** @type {string} */ type, /** @type {string} */ attribute) => ({ type, attribute, dateTime: true, timeZone: APP_CONFIG.timeZone });
+  const test = (/** @type {(raw: RawRecord) => boolean} */ predicate) => ({ test: predicate });
   switch (`${entityType}.${name}`) {
-    case 'Lead.actual': return notIn('status', NOT_ACTUAL.Lead);
-    case 'Lead.converted': return isIn('status', ['Converted']);
+    case 'Lead.actual': return test(notIn('status', NOT_ACTUAL.Lead));
+    case 'Lead.converted': return test(isIn('status', ['Converted']));
     // Won: stages of probability 100; lost: of probability 0 (Opportunity/Utils/StageListPoriver).
-    case 'Opportunity.open': return notIn('stage', ['Closed Won', 'Closed Lost']);
-    case 'Opportunity.won': return isIn('stage', ['Closed Won']);
-    case 'Opportunity.lost': return isIn('stage', ['Closed Lost']);
+    case 'Opportunity.open': return test(notIn('stage', ['Closed Won', 'Closed Lost']));
+    case 'Opportunity.won': return test(isIn('stage', ['Closed Won']));
+    case 'Opportunity.lost': return test(isIn('stage', ['Closed Lost']));
     // No portal users in the sandbox.
-    case 'Contact.portalUsers': return () => false;
-    case 'Contact.notPortalUsers': return () => true;
-    case 'Account.customers': return isIn('type', ['Customer']);
-    case 'Account.partners': return isIn('type', ['Partner']);
-    case 'Account.resellers': return isIn('type', ['Reseller']);
+    case 'Contact.portalUsers': return test(() => false);
+    case 'Contact.notPortalUsers': return test(() => true);
+    case 'Account.customers': return test(isIn('type', ['Customer']));
+    case 'Account.partners': return test(isIn('type', ['Partner']));
+    case 'Account.resellers': return test(isIn('type', ['Reseller']));
     case 'Account.recentlyCreated': {
       const from = new Date(now - 7 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
-      return (raw) => typeof raw.createdAt === 'string' && raw.createdAt >= from;
+      return test((raw) => typeof raw.createdAt === 'string' && raw.createdAt >= from);
     }
+    // Meeting/PrimaryFilters, which Call's selectDefs use too; Task/PrimaryFilters.
+    case 'Meeting.planned': case 'Call.planned': case 'Task.actual':
+      return test(entityType === 'Task' ? notIn('status', NOT_ACTUAL.Task) : isIn('status', ACTIVITY_STATUSES[entityType]));
+    case 'Meeting.held': case 'Call.held': case 'Task.completed':
+      return test(isIn('status', COMPLETED_STATUSES[entityType]));
+    case 'Task.deferred': return test(isIn('status', ['Deferred']));
+    // A meeting or call today by its start, a task by its due date.
+    case 'Meeting.todays': case 'Call.todays': return { where: [dateItem('today', 'dateStart')] };
+    case 'Task.todays': return { where: [dateItem('today', 'dateEnd')] };
+    case 'Task.overdue':
+      return { where: [dateItem('past', 'dateEnd'), { type: 'notIn', attribute: 'status', value: NOT_ACTUAL.Task.filter((s) => s !== 'Deferred') }] };
+    case 'Task.actualStartingNotInFuture':
+      return {
+        where: [
+          { type: 'notIn', attribute: 'status', value: NOT_ACTUAL.Task },
+          { type: 'or', value: [{ type: 'isNull', attribute: 'dateStart' }, { type: 'or', value: [dateItem('past', 'dateStart'), dateItem('today', 'dateStart')] }] },
+        ],
+      };
     default:
       throw unknown();
   }
@@ -202,7 +231,8 @@ function takeSearchParams(params) {
 }
 
 /**
- * The predicate of a list's search parameters, and its params without the search where items.
+ * The predicate of a list's search parameters, and its params without the search where items (with those of a primary
+ * filter that EspoCRM builds from date items).
  * @param {{ store: Store, entityType: string, params: Record<string, any>, viewerId: string | null, now: number }} args
  * @returns {{ params: Record<string, any>, predicate: (raw: RawRecord) => boolean }}
  */
@@ -211,13 +241,20 @@ function searchOf({ store, entityType, params, viewerId, now }) {
   if (taken.textFilter !== undefined && typeof taken.textFilter !== 'string') throw new ApiError(500, '');
   /** @type {Array<(raw: RawRecord) => boolean>} */
   const tests = [];
-  if (taken.primaryFilter) tests.push(primaryPredicate(entityType, String(taken.primaryFilter), now));
+  let where = taken.params.where;
+  if (taken.primaryFilter) {
+    const filter = primaryFilter(entityType, String(taken.primaryFilter), now);
+    if ('test' in filter) tests.push(filter.test);
+    // A where that is not a list is refused as it is (compileWhere).
+    else if (where === undefined || where === null) where = filter.where;
+    else if (Array.isArray(where)) where = [...where, ...filter.where];
+  }
   if (taken.boolFilterList.length) {
     const any = taken.boolFilterList.map((name) => boolPredicate(entityType, name, viewerId));
     tests.push((raw) => any.some((test) => test(raw)));
   }
   if (taken.textFilter) tests.push(textPredicate(store, entityType, taken.textFilter));
-  return { params: taken.params, predicate: (raw) => tests.every((test) => test(raw)) };
+  return { params: { ...taken.params, where }, predicate: (raw) => tests.every((test) => test(raw)) };
 }
 
 /**

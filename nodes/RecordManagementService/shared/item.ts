@@ -108,7 +108,8 @@ function savedParameter(node: INode, name: string): unknown {
 export function itemOf(context: IExecuteFunctions, index: number): Item {
 	const json = context.getInputData()[index]?.json ?? {};
 	const { node } = runOf(context);
-	// As an AI agent's tool, the input is the model's arguments while `$json` is the agent's item: only the engine knows.
+	// As an AI agent's tool, `$json` is what n8n makes of the agent's item and the model's arguments (in n8n 2.41 the
+	// item with the arguments laid over it), which has changed between versions: only the engine knows.
 	const engineOnly = runsAsTool(node);
 	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) => {
 		const saved = options === undefined && !engineOnly ? savedParameter(node, name) : undefined;
