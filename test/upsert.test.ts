@@ -231,6 +231,8 @@ describe('Create or Update: failures stay with their items', () => {
 		expect(result.items).toHaveLength(4);
 		expect((result.items[0].error as RunResult['error'])?.httpCode).toBe('503');
 		expect((result.items[1].error as RunResult['error'])?.httpCode).toBe('503');
+		// One request failed for both items: each error names its own item.
+		expect(result.items.slice(0, 2).map((item) => (item.error as RunResult['error'])?.context?.itemIndex)).toEqual([0, 1]);
 		expect(result.items[2].error).toBeUndefined();
 		expect(result.items[3].error).toBeUndefined();
 		expect(lookups()).toHaveLength(2);

@@ -324,6 +324,18 @@ export function credentialLoadError(node: INode, error: unknown, itemIndex: numb
 	});
 }
 
+/**
+ * The failure of a request made for several items (a look-up of many match values), as the error of one of them:
+ * the same error, naming that item, so that each item that fails with it says which it is.
+ */
+export function forItem(error: unknown, itemIndex: number): unknown {
+	if (!(error instanceof NodeApiError || error instanceof NodeOperationError) || error.context.itemIndex === itemIndex) return error;
+	const copy = Object.create(Object.getPrototypeOf(error) as object) as NodeApiError | NodeOperationError;
+	Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+	copy.context = { ...error.context, itemIndex };
+	return copy;
+}
+
 /** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readFailure } from '../../shared/errors';
+import { forItem, readFailure } from '../../shared/errors';
 import { apiRequest, listRecords } from '../../shared/transport';
 
 /**
@@ -116,7 +116,7 @@ export class LookupGroup {
 
 	/** The values not yet sent are not looked up (the node failed): their items fail with `error`. */
 	abandon(error: unknown): void {
-		for (const wanted of this.chunk) wanted.reject(error);
+		for (const wanted of this.chunk) wanted.reject(forItem(error, wanted.itemIndex));
 		this.chunk = [];
 		this.queryLength = this.baseLength;
 	}
@@ -141,7 +141,7 @@ export class LookupGroup {
 			if (chunk.length > 1 && (status === 400 || status === 500)) {
 				await Promise.all(chunk.map(async (wanted) => await this.lookUpAlone(wanted)));
 			} else {
-				for (const wanted of chunk) wanted.reject(error);
+				for (const wanted of chunk) wanted.reject(forItem(error, wanted.itemIndex));
 			}
 			return;
 		}
@@ -155,7 +155,7 @@ export class LookupGroup {
 				}),
 			);
 		} catch (error) {
-			for (const wanted of chunk) wanted.reject(error);
+			for (const wanted of chunk) wanted.reject(forItem(error, wanted.itemIndex));
 		}
 	}
 
