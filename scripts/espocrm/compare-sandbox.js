@@ -286,8 +286,8 @@ const PROBES = [
 				return { actual: summary(actual, { pick: names }), converted: summary(converted, { pick: names }) };
 			}],
 			['primaryFilter Meeting, Call, Task (statuses; today, past in the user\'s time zone)', async ({ key, tag }) => {
-				// UTC date-times, as the API takes them; a minute off the day's edges is not needed: "today" is the one the
-				// requests are made on (run the probe again if it straddled midnight UTC)
+				// UTC date-times, as the API takes them, `days` from now; within two minutes of midnight UTC some of "today"
+				// fall on another day: run the probe again then
 				const at = (days) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
 				const made = {
 					Meeting: [['a', 'Planned', at(0), at(0)], ['b', 'Held', at(-1.1), at(-1.1)], ['c', 'Not Held', at(1.1), at(1.1)], ['d', 'Held', at(-1.1), at(0)]],
