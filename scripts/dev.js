@@ -16,7 +16,7 @@
  *      RMS_DEV_RESET=1 (start with a new user folder).
  * Flags: --check  start, verify through the REST API, stop (used to test this script); --no-build;
  *        --no-watch  build once instead of rebuilding on every change (see livePackage below);
- *        --espocrm  a real EspoCRM 8.1.5 instead of the sandbox (espocrmDev below, test/espocrm/README.md).
+ *        --espocrm  a real EspoCRM (the release in ESPOCRM_TREE or ESPOCRM_ZIP) instead of the sandbox (espocrmDev below, test/espocrm/README.md).
  */
 
 const fs = require('fs');
@@ -403,7 +403,7 @@ async function main() {
 }
 
 /**
- * npm run dev -- --espocrm: the editor against a real EspoCRM 8.1.5 instead of the sandbox (scripts/espocrm/espocrm.js:
+ * npm run dev -- --espocrm: the editor against a real EspoCRM (ESPOCRM_TREE / ESPOCRM_ZIP) instead of the sandbox (scripts/espocrm/espocrm.js:
  * installed once into the cache, then its dev copy, whose data are kept between dev runs; RMS_DEV_RESET=1 starts it
  * from the fresh snapshot again). Credentials for its API users (API key, HMAC) and its admin (Basic) are imported.
  */
@@ -412,8 +412,10 @@ async function espocrmDev() {
 	const t0 = Date.now();
 	const espocrm = require('./espocrm/espocrm');
 	const { credentialFiles } = require('../test/espocrm/credentials');
+	const release = await espocrm.releaseOrSkip('npm run dev -- --espocrm', { log });
+	if (!release) return;
 	// EspoCRM starts (installs, the first time) while n8n is checked and the package built
-	const espoReady = espocrm.startEspo({ instance: 'dev', fresh: !!process.env.RMS_DEV_RESET, log, phpPort: await pickPort(Number(process.env.ESPOCRM_PORT || 8080)) });
+	const espoReady = espocrm.startEspo({ instance: 'dev', fresh: !!process.env.RMS_DEV_RESET, log, release, phpPort: await pickPort(Number(process.env.ESPOCRM_PORT || 8080)) });
 	espoReady.catch(() => {});
 	let espo;
 	const stopBoth = async (reason) => {
@@ -462,7 +464,7 @@ async function espocrmDev() {
 				'==========================================================================',
 				` n8n editor:   ${base}   (ready after ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
 				` log in with:  ${OWNER.email}  /  ${OWNER.password}${login.status === 200 ? '' : `   (login failed: ${login.status}; RMS_DEV_FOLDER=<new folder>?)`}`,
-				` EspoCRM ${espocrm.VERSION}: ${espo.origin}   (web UI; log in with ${espo.keys.admin.username} / ${espo.keys.admin.password})`,
+				` EspoCRM ${espo.version}: ${espo.origin}   (web UI; log in with ${espo.keys.admin.username} / ${espo.keys.admin.password})`,
 				`               API ${espo.apiBase}; API key ${espo.keys.apiKey.apiKey}; HMAC ${espo.keys.hmac.apiKey} / ${espo.keys.hmac.secretKey}`,
 				`               data kept between dev runs in ${espo.tree}/.. (RMS_DEV_RESET=1 npm run dev -- --espocrm: fresh data)`,
 				`               outgoing mail goes to an SMTP sink that prints it here`,

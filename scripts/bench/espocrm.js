@@ -37,7 +37,7 @@ const { performance } = require('perf_hooks');
 const env = require('../n8n-env');
 const { Processes } = require('../lib/n8n-server');
 const { setupN8n, measure, onNode24 } = require('./n8n');
-const { startEspo } = require('../espocrm/espocrm');
+const { startEspo, releaseOrSkip } = require('../espocrm/espocrm');
 const { toQuery } = require('../espocrm/client');
 const raw = require('./raw');
 const { median, stat, fmt } = require('./report');
@@ -155,6 +155,8 @@ async function main() {
 		console.error(`npm run bench:espocrm: ${e.message}`);
 		return 2;
 	}
+	const release = await releaseOrSkip('npm run bench:espocrm', { log: env.log });
+	if (!release) return 0;
 	if (!(await onNode24(__filename))) return undefined;
 	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rms-bench-espocrm-'));
 	const procs = new Processes({ log: env.log });
@@ -165,7 +167,7 @@ async function main() {
 			env.log('npm run build');
 			await env.runNpm(['run', 'build']);
 		}
-		espo = await startEspo({ instance: 'test', fresh: true, log: env.log });
+		espo = await startEspo({ instance: 'test', fresh: true, log: env.log, release });
 		const apiKey = espo.keys.apiKey.apiKey;
 		const apiBase = espo.apiBase;
 
@@ -250,7 +252,7 @@ async function main() {
 		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
-			`EspoCRM 8.1.5 with ${opts.records.toLocaleString('en')} Contacts seeded (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time in every case, the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+			`EspoCRM ${espo.version} with ${opts.records.toLocaleString('en')} Contacts seeded (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time in every case, the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 			'',
 			'| case | time | ratio to raw | requests | server time | records (distinct) | peak memory |',
 			'| --- | --- | --- | --- | --- | --- | --- |',

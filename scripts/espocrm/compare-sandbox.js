@@ -10,7 +10,7 @@
  *   node scripts/espocrm/compare-sandbox.js --json     the answers side by side as JSON
  */
 
-const { startEspo } = require('./espocrm');
+const { startEspo, releaseOrSkip } = require('./espocrm');
 const { espoClient } = require('./client');
 
 const isId = (v) => typeof v === 'string' && /^[0-9a-f]{17}$/.test(v);
@@ -359,9 +359,11 @@ async function run(server, clients, only) {
 async function main() {
 	const args = process.argv.slice(2);
 	const only = process.env.PROBE_ONLY || '';
+	const release = await releaseOrSkip('node scripts/espocrm/compare-sandbox.js');
+	if (!release) return 0;
 	const { startSandbox, SANDBOX_CREDENTIALS: S } = require('../../test/sandbox');
 	const sandbox = await startSandbox({ port: 0, dialect: 'espocrm' });
-	const espo = await startEspo({ instance: 'test', fresh: true });
+	const espo = await startEspo({ instance: 'test', fresh: true, release });
 	try {
 		const sb = await run(
 			'sandbox',

@@ -1,35 +1,36 @@
 'use strict';
 /*
- * A real EspoCRM 8.1.5 for tests: installed once into a cache folder outside the repository, then started from a
- * snapshot of its fresh state in about a second.
+ * A real EspoCRM for tests, from the release given at run time (release.js: ESPOCRM_TREE or ESPOCRM_ZIP): installed
+ * once per version into a cache folder outside the repository, then started from a snapshot of its fresh state in
+ * about a second.
  *
- *   <cache>/espocrm-8.1.5/            <cache> = the parent of the n8n cache (scripts/n8n-env.js), or $RMS_ESPOCRM_CACHE
+ *   <cache>/espocrm-<version>/        <cache> = the parent of the n8n cache (scripts/n8n-env.js), or $RMS_ESPOCRM_CACHE
  *     installed.json     the version marker, written last: what was installed, admin login, API users' keys
- *     tree/              the extracted release (its data/ is the test instance's live one)
+ *     tree/              a copy of the release tree (its data/ is the test instance's live one)
  *     db/                the test instance's MariaDB datadir (private mariadbd, never Debian's service)
  *     snapshot/db, snapshot/data   the fresh state: a test run restores both (keys live in data/config-internal.php)
  *     run/               pid files, sockets, logs of the running test instance
  *     dev/               `npm run dev -- --espocrm`: its own copy (tree hard-linked, data and database kept between runs)
  *
- * Exports: findTarball, ensureInstalled, startEspo (fresh: restore the snapshot first), instances.
+ *   <cache>/espocrm-zips/             release zips (ESPOCRM_ZIP), unpacked once
+ *
+ * Exports: findRelease, releaseOrSkip, ensureInstalled, startEspo (fresh: restore the snapshot first).
  */
 
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const crypto = require('crypto');
 const { spawn, spawnSync } = require('child_process');
 const n8nEnv = require('../n8n-env');
 const { ensurePrerequisites, which: findProgram } = require('./prereq');
+const { givenRelease, skipLine, treeDigest } = require('./release');
 const { Processes, stopLeftovers, stopStrays, sleep } = require('./processes');
 const { acquireLock } = require('../lib/lock');
 const { espoClient } = require('./client');
 const { startSmtpSink } = require('./smtp-sink');
 
-const VERSION = '8.1.5';
-const TARBALL_NAME = `espocrm-${VERSION}.tar.gz`;
 /** Bump when what the install sets up changes (role scopes, users, settings): the next run installs again. */
-const RECIPE = 1;
+const RECIPE = 2;
 const ROUTER = path.join(__dirname, 'router.php');
 const SET_CONFIG = path.join(__dirname, 'set-config.php');
 
@@ -53,14 +54,19 @@ const ROLE_SCOPES = [
 	'TargetList',
 	'KnowledgeBaseArticle',
 ];
-const ROLE_BOOLEAN_SCOPES = ['Webhook', 'Attachment', 'Activities', 'Calendar', 'Import'];
+/**
+ * Not Import: a role with Import may send e-mail from any address on EspoCRM 9 (CheckFromAddress), which would hide
+ * what a user's API role meets. Not Attachment: its scope has no ACL (8.1.5 accepted `true`, 9.1.7 refuses it).
+ */
+const ROLE_BOOLEAN_SCOPES = ['Webhook', 'Activities', 'Calendar'];
 
-function cacheBase() {
+/** The folder holding one install per version (and unpacked zips): $RMS_ESPOCRM_CACHE, or beside the n8n cache. */
+function cacheParent() {
 	if (process.env.RMS_ESPOCRM_CACHE) return path.resolve(process.env.RMS_ESPOCRM_CACHE);
-	return path.join(path.dirname(n8nEnv.cacheRoot()), `espocrm-${VERSION}`);
+	return path.dirname(n8nEnv.cacheRoot());
 }
 
-function layout(root = cacheBase()) {
+function layout(version, root = path.join(cacheParent(), `espocrm-${version}`)) {
 	const instance = (dir, name, tree) => ({
 		name,
 		dir,
@@ -70,6 +76,7 @@ function layout(root = cacheBase()) {
 		lock: path.join(dir, `${name}.lock`),
 	});
 	return {
+		version,
 		root,
 		marker: path.join(root, 'installed.json'),
 		installLock: path.join(root, 'install.lock'),
@@ -86,66 +93,25 @@ function defaultLog(msg) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The release tarball
+// The release, given at run time (release.js)
 
-function gitOrigin(repo) {
-	const r = spawnSync('git', ['-C', repo, 'remote', 'get-url', 'origin'], { encoding: 'utf8' });
-	if (r.status !== 0) return '';
-	let url = r.stdout.trim();
-	if (url.startsWith('file://')) url = decodeURIComponent(url.slice('file://'.length));
-	if (!path.isAbsolute(url) && !/^\.\.?\//.test(url)) return ''; // ssh/https remotes
-	url = path.resolve(repo, url);
-	if (path.basename(url) === '.git') url = path.dirname(url);
-	return url;
+/**
+ * The release given in the environment ({tree, version, source}), or undefined. A zip is unpacked with PHP, so the
+ * prerequisites come first then.
+ */
+async function findRelease({ log = defaultLog } = {}) {
+	if (process.env.ESPOCRM_ZIP && !process.env.ESPOCRM_TREE) await ensurePrerequisites(log);
+	return givenRelease({ zipCache: path.join(cacheParent(), 'espocrm-zips'), log });
 }
 
-/** Where the tarball was looked for, and the one found (with its checksum checked), or undefined. */
-function findTarball(repo = n8nEnv.REPO_ROOT) {
-	const candidates = [];
-	const add = (p, why) => p && candidates.push({ path: path.resolve(p), why });
-	// set explicitly: only there
-	if (process.env.ESPOCRM_TARBALL) add(process.env.ESPOCRM_TARBALL, 'ESPOCRM_TARBALL');
-	else {
-		add(path.join(repo, '..', 'shared', 'espocrm'), 'beside the repository');
-		const origin = gitOrigin(repo);
-		if (origin) add(path.join(origin, '..', 'shared', 'espocrm'), `beside the git remote origin (${origin})`);
-	}
-	const looked = [];
-	for (const c of candidates) {
-		let file = c.path;
-		try {
-			if (fs.statSync(file).isDirectory()) file = path.join(file, TARBALL_NAME);
-		} catch {}
-		looked.push(`${file} (${c.why})`);
-		if (fs.existsSync(file) && fs.statSync(file).isFile()) return { file, looked };
-	}
-	return { file: undefined, looked };
-}
-
-function sha256(file) {
-	return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-}
-
-/** Throws unless the tarball matches its .sha256 (when that file is there). */
-function verifyTarball(file, log) {
-	const actual = sha256(file);
-	const sumFile = `${file}.sha256`;
-	if (!fs.existsSync(sumFile)) {
-		log(`warning: no ${path.basename(sumFile)} beside ${file}; SHA-256 is ${actual}`);
-		return actual;
-	}
-	const expected = fs.readFileSync(sumFile, 'utf8').trim().split(/\s+/)[0].toLowerCase();
-	if (expected !== actual) throw new Error(`${file} does not match ${sumFile}: SHA-256 ${actual}, expected ${expected}`);
-	return actual;
-}
-
-function tarballMissingMessage(looked) {
-	return [
-		`EspoCRM ${VERSION} is needed for these tests and was not found. Looked for ${TARBALL_NAME} at:`,
-		...looked.map((l) => `  - ${l}`),
-		`Put the release tarball (the complete tree, vendor/ included) there, or set ESPOCRM_TARBALL to the file or the`,
-		`folder holding it (with ${TARBALL_NAME}.sha256 beside it to check it).`,
-	].join('\n');
+/**
+ * For a command that needs a release: the release, or undefined after printing the one line that says the command
+ * was skipped and how to run it (the command then exits 0).
+ */
+async function releaseOrSkip(command, { log = defaultLog } = {}) {
+	const release = await findRelease({ log });
+	if (!release) console.log(skipLine(command));
+	return release;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -338,7 +304,7 @@ function readMarker(L) {
 function markerValid(L, m) {
 	return (
 		m &&
-		m.version === VERSION &&
+		m.version === L.version &&
 		m.recipe === RECIPE &&
 		fs.existsSync(path.join(L.snapshot.db, 'mysql')) &&
 		fs.existsSync(path.join(L.snapshot.data, 'config-internal.php')) &&
@@ -347,39 +313,35 @@ function markerValid(L, m) {
 }
 
 /**
- * Installs EspoCRM into the cache unless the marker says it is there. Resolves to the marker:
- * {version, recipe, tarballSha256, admin, apiKeyUser, hmacUser, roleId, timings}.
+ * Installs the release ({tree, version}: findRelease) into the cache unless the marker says that version is there.
+ * Resolves to the marker: {version, recipe, releaseTree, treeSha256, admin, apiKeyUser, hmacUser, roleId, timings}.
  */
-async function ensureInstalled({ log = defaultLog, repo = n8nEnv.REPO_ROOT } = {}) {
-	const L = layout();
+async function ensureInstalled({ log = defaultLog, release } = {}) {
+	const L = layout(release.version);
 	let marker = readMarker(L);
 	if (markerValid(L, marker)) {
 		await ensurePrerequisites(log); // a few milliseconds when PHP and MariaDB are there
 		return marker;
 	}
 
-	// tarball and prerequisites first: cheap to check, and the messages say what is missing
-	const found = findTarball(repo);
-	if (!found.file) throw Object.assign(new Error(tarballMissingMessage(found.looked)), { userFacing: true });
 	await ensurePrerequisites(log);
 
-	const release = await acquireLock(L.installLock, { log, what: `the EspoCRM install in ${L.root}` });
+	const unlock = await acquireLock(L.installLock, { log, what: `the EspoCRM install in ${L.root}` });
 	try {
 		marker = readMarker(L);
 		if (markerValid(L, marker)) return marker; // another process installed it meanwhile
-		return await install(L, found.file, log);
+		return await install(L, release, log);
 	} finally {
-		release();
+		unlock();
 	}
 }
 
-async function install(L, tarball, log) {
+async function install(L, release, log) {
 	const started = Date.now();
 	const timings = {};
 	const lap = (name, since) => (timings[name] = Date.now() - since);
 	const inst = L.test;
-	log(`installing EspoCRM ${VERSION} into ${L.root} (once; about a minute)`);
-	const sum = verifyTarball(tarball, log);
+	log(`installing EspoCRM ${L.version} from ${release.tree} into ${L.root} (once; about a minute)`);
 
 	// a half-finished earlier install is thrown away; so is a test instance (it runs under its lock)
 	const releaseTest = await acquireLock(inst.lock, { log, what: 'the EspoCRM test instance' });
@@ -391,20 +353,14 @@ async function install(L, tarball, log) {
 		await stopStrays([inst.tree, inst.db, inst.run, L.snapshot.dir], log);
 		fs.rmSync(L.marker, { force: true });
 		for (const d of [inst.tree, inst.db, inst.run, L.snapshot.dir]) fs.rmSync(d, { recursive: true, force: true });
-		fs.mkdirSync(inst.tree, { recursive: true });
 		fs.mkdirSync(inst.run, { recursive: true });
 
 		let t = Date.now();
-		log(`extracting ${tarball}`);
-		await mustExec('tar', 'tar', ['-xzf', tarball, '-C', inst.tree, '--no-same-owner']);
-		if (!fs.existsSync(path.join(inst.tree, 'bootstrap.php'))) {
-			// a tarball with one top folder
-			const top = fs.readdirSync(inst.tree).filter((f) => fs.existsSync(path.join(inst.tree, f, 'bootstrap.php')));
-			if (top.length !== 1) throw new Error(`${tarball} holds no EspoCRM tree (no bootstrap.php)`);
-			for (const f of fs.readdirSync(path.join(inst.tree, top[0]))) fs.renameSync(path.join(inst.tree, top[0], f), path.join(inst.tree, f));
-			fs.rmdirSync(path.join(inst.tree, top[0]));
-		}
-		lap('extract', t);
+		// the given tree stays as it is: the installer writes into data/ and custom/ of the copy
+		const treeSha256 = treeDigest(release.tree);
+		log(`copying ${release.tree} (tree SHA-256 ${treeSha256})`);
+		await copyTree(release.tree, inst.tree);
+		lap('copy', t);
 
 		t = Date.now();
 		await installDatadir(inst, log);
@@ -459,7 +415,7 @@ async function install(L, tarball, log) {
 			await setConfig(inst, { 'config.php': { siteUrl: php.origin, smtpPort: smtp.port } });
 			const admin = espoClient(php.origin, ADMIN);
 			await waitForApi(admin, php.child, procs, php.logFile);
-			setup = await setUpThroughApi(admin, smtp, log);
+			setup = await setUpThroughApi(admin, smtp, log, L.version);
 			// the mail settings work: one message through the sink
 			const probe = await admin.post('/Email', {
 				status: 'Sending',
@@ -485,10 +441,10 @@ async function install(L, tarball, log) {
 		lap('snapshot', t);
 
 		const marker = {
-			version: VERSION,
+			version: L.version,
 			recipe: RECIPE,
-			tarball,
-			tarballSha256: sum,
+			releaseTree: release.tree,
+			treeSha256,
 			installedAt: new Date().toISOString(),
 			installMs: Date.now() - started,
 			timings,
@@ -496,7 +452,7 @@ async function install(L, tarball, log) {
 			...setup,
 		};
 		fs.writeFileSync(L.marker, JSON.stringify(marker, null, 2) + '\n');
-		log(`EspoCRM ${VERSION} installed in ${((Date.now() - started) / 1000).toFixed(0)}s (${Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`).join(', ')})`);
+		log(`EspoCRM ${L.version} installed in ${((Date.now() - started) / 1000).toFixed(0)}s (${Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`).join(', ')})`);
 		return marker;
 	} finally {
 		await procs.stopAll();
@@ -505,7 +461,7 @@ async function install(L, tarball, log) {
 	}
 }
 
-async function setUpThroughApi(admin, smtp, log) {
+async function setUpThroughApi(admin, smtp, log, version) {
 	const data = {};
 	for (const s of ROLE_SCOPES) data[s] = RECORD_ACCESS;
 	for (const s of ROLE_BOOLEAN_SCOPES) data[s] = true;
@@ -553,6 +509,27 @@ async function setUpThroughApi(admin, smtp, log) {
 		outboundEmailFromName: MAIL_FROM.name,
 		outboundEmailIsShared: true,
 	});
+	// EspoCRM 9 lets a user who is not an admin send from the system address only when a group e-mail account with SMTP
+	// holds that address (Classes/RecordHooks/Email/CheckFromAddress): what an administrator sets up for API users
+	// (README, "What servers do that you will meet"). 8.x sends through the system SMTP without it.
+	let systemGroupAccountId;
+	if (Number(version.split('.')[0]) >= 9) {
+		const account = await admin.ok('POST', '/InboundEmail', {
+			name: 'System address (tests)',
+			emailAddress: MAIL_FROM.address,
+			status: 'Active',
+			useImap: false,
+			useSmtp: true,
+			smtpIsShared: true,
+			smtpHost: '127.0.0.1',
+			smtpPort: smtp.port,
+			smtpAuth: false,
+			smtpSecurity: '',
+			fromName: MAIL_FROM.name,
+		});
+		systemGroupAccountId = account.id;
+		log(`  group e-mail account for ${MAIL_FROM.address} ${account.id}`);
+	}
 	const adminUser = await admin.ok('GET', '/App/user');
 	// the sandbox-like checks need the admin's own address for "from"
 	await admin.ok('PUT', `/User/${adminUser.user.id}`, { emailAddress: 'admin@espocrm.test' });
@@ -562,6 +539,7 @@ async function setUpThroughApi(admin, smtp, log) {
 		apiKeyUser: { id: keyUser.id, userName: keyUser.userName, apiKey: keyUser.apiKey },
 		hmacUser: { id: hmacUser.id, userName: hmacUser.userName, apiKey: hmacFull.apiKey, secretKey: hmacFull.secretKey },
 		mailFrom: MAIL_FROM,
+		systemGroupAccountId,
 	};
 }
 
@@ -598,9 +576,11 @@ async function ensureDevCopy(L, marker, log) {
  * it). Starts MariaDB, PHP's server (workers) and the SMTP sink. Resolves to
  * {origin, apiBase, admin (client), keys, marker, smtp, runJob(name), timings, stop()}.
  */
-async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, repo = n8nEnv.REPO_ROOT, phpPort } = {}) {
-	const marker = await ensureInstalled({ log, repo });
-	const L = layout();
+async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, release, phpPort } = {}) {
+	release = release || (await findRelease({ log }));
+	if (!release) throw Object.assign(new Error(skipLine('npm run test:espocrm')), { userFacing: true });
+	const marker = await ensureInstalled({ log, release });
+	const L = layout(release.version);
 	const inst = L[instance];
 	const timings = {};
 	const releaseLock = await acquireLock(inst.lock, { log, what: `the EspoCRM ${instance} instance` });
@@ -641,10 +621,13 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			'config.php': { siteUrl: php.origin, smtpServer: '127.0.0.1', smtpPort: smtp.port },
 			'config-internal.php': { database: { host: '127.0.0.1', port: String(db.port) } },
 		});
+		// the group account's SMTP is a record, not config: the sink of this run
+		if (marker.systemGroupAccountId)
+			await sql(db, `UPDATE \`${DB.name}\`.inbound_email SET smtp_port = ${Number(smtp.port)} WHERE id = '${marker.systemGroupAccountId}';`);
 		const admin = espoClient(php.origin, { username: ADMIN.username, password: ADMIN.password });
 		timings.firstRequest = await waitForApi(admin, php.child, procs, php.logFile);
 		timings.start = Date.now() - t;
-		log(`EspoCRM ${VERSION} (${instance}${fresh ? ', fresh data' : ''}) at ${php.origin}: restore ${timings.restore} ms, start ${timings.start} ms`);
+		log(`EspoCRM ${L.version} (${instance}${fresh ? ', fresh data' : ''}) at ${php.origin}: restore ${timings.restore} ms, start ${timings.start} ms`);
 
 		const keys = {
 			admin: { ...ADMIN },
@@ -652,7 +635,7 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			hmac: { ...marker.hmacUser },
 		};
 		return {
-			version: VERSION,
+			version: L.version,
 			instance,
 			origin: php.origin,
 			apiBase: `${php.origin}/api/v1`,
@@ -694,12 +677,11 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 }
 
 module.exports = {
-	VERSION,
 	ADMIN,
-	cacheBase,
+	cacheParent,
 	layout,
-	findTarball,
-	tarballMissingMessage,
+	findRelease,
+	releaseOrSkip,
 	ensureInstalled,
 	startEspo,
 	defaultLog,
@@ -708,8 +690,11 @@ module.exports = {
 if (require.main === module) {
 	// node scripts/espocrm/espocrm.js [--dev] : install if needed, start, print, wait for Ctrl-C
 	const dev = process.argv.includes('--dev');
-	startEspo({ instance: dev ? 'dev' : 'test' }).then(
+	releaseOrSkip('node scripts/espocrm/espocrm.js')
+		.then((release) => release && startEspo({ instance: dev ? 'dev' : 'test', release }))
+		.then(
 		(e) => {
+			if (!e) return;
 			console.log(JSON.stringify({ origin: e.origin, admin: e.keys.admin, apiKey: e.keys.apiKey.apiKey, hmac: e.keys.hmac, smtpPort: e.smtp.port, timings: e.timings }, null, 2));
 			const bye = () => e.stop().then(() => process.exit(0));
 			process.on('SIGINT', bye);

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 'use strict';
 /*
- * npm run test:espocrm: the node tested with the real n8n against a real EspoCRM 8.1.5.
+ * npm run test:espocrm: the node tested with the real n8n against a real EspoCRM, the release given at run time
+ * (ESPOCRM_TREE or ESPOCRM_ZIP: scripts/espocrm/release.js). Without one it prints one line and exits 0.
  *
- *   1. PHP and MariaDB from Debian when missing (apt-get), the EspoCRM tarball found and checked, EspoCRM installed
- *      once into a cache folder outside the repository (scripts/espocrm/espocrm.js)
+ *   1. PHP and MariaDB from Debian when missing (apt-get), EspoCRM installed once per version into a cache folder
+ *      outside the repository (scripts/espocrm/espocrm.js)
  *   2. EspoCRM started from its snapshot (fresh data), with PHP's built-in server and an SMTP sink; meanwhile
  *      Node 24 + n8n 2.41.1 (cached), npm run build
  *   3. the workflows of test/espocrm/workflows/ run as by npm run test:e2e (scripts/lib/e2e-runner.js), each checked
@@ -16,7 +17,8 @@
  *   4. everything it started stopped again (also on failure, Ctrl-C and SIGTERM)
  *
  * Options: --no-build; E2E_ONLY=<substring>; E2E_KEEP=1 (keep .e2e/espocrm/user-folder);
- *          ESPOCRM_TARBALL=<file or folder>; RMS_ESPOCRM_CACHE=<folder> (default: beside the n8n cache);
+ *          ESPOCRM_TREE=<release tree> or ESPOCRM_ZIP=<release zip>; RMS_ESPOCRM_CACHE=<folder> (default: beside the
+ *          n8n cache);
  *          ESPOCRM_WORKFLOWS=<folder> (workflows from another folder than test/espocrm/workflows).
  * See test/espocrm/README.md.
  */
@@ -113,16 +115,13 @@ async function main() {
 	const t0 = Date.now();
 	const log = espocrm.defaultLog;
 
-	// say what is missing before anything long starts
-	const L = espocrm.layout();
-	if (!fs.existsSync(L.marker)) {
-		const found = espocrm.findTarball(REPO);
-		if (!found.file) throw Object.assign(new Error(espocrm.tarballMissingMessage(found.looked)), { userFacing: true });
-	}
+	// before anything long starts: no release given, nothing to run
+	const release = await espocrm.releaseOrSkip('npm run test:espocrm', { log });
+	if (!release) return 0;
 
 	// EspoCRM (install once, then a fresh start) while n8n is checked and the package built
 	let espo;
-	const espoReady = espocrm.startEspo({ instance: 'test', fresh: true, log }).then((e) => (espo = e));
+	const espoReady = espocrm.startEspo({ instance: 'test', fresh: true, log, release }).then((e) => (espo = e));
 	espoReady.catch(() => {}); // awaited in start()
 
 	let stopping = false;
@@ -194,7 +193,7 @@ async function main() {
 				console.log(
 					[
 						'',
-						`EspoCRM ${espocrm.VERSION}: ${espo.origin} (restore ${espo.timings.restore} ms, start ${espo.timings.start} ms)`,
+						`EspoCRM ${espo.version}: ${espo.origin} (restore ${espo.timings.restore} ms, start ${espo.timings.start} ms)`,
 						`EspoCRM request time: ${espo.requestStats}`,
 						`n8n execute: ${ran.length ? `mean ${secs(ran.reduce((a, r) => a + r.executeMs, 0) / ran.length)} per workflow` : '-'}`,
 					].join('\n'),
