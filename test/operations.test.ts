@@ -158,6 +158,29 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			expect(bed.sandbox.store.get('Contact', c1.id)).toBeDefined();
 		});
 
+		test("an unknown relationship name that EspoCRM 9 answers with 404 'Link does not exist.' points at the relationship, not the record", async () => {
+			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
+			// EspoCRM 9.1.7's answer (8.1.5 answers 500): the sandbox stays faithful to 8.1.5, so it is injected.
+			bed.sandbox.faults.failNext({ status: 404, reason: 'Link does not exist.', pathPrefix: `/Account/${account.id}/contactz` });
+			const result = await bed.run({
+				resource: 'relationship',
+				operation: 'getManyRelated',
+				entityType: 'Account',
+				recordId: byId(account.id),
+				link: 'contactz',
+				limit: 5,
+			});
+			expect(result.error?.name).toBe('NodeApiError');
+			expect(result.error?.httpCode).toBe('404');
+			expect(result.error?.message).toBe("The entity type has no relationship of that name (404): Link does not exist.");
+			expect(result.error?.description).toContain('"Relationship Name or ID"');
+			expect(result.error?.description).not.toContain('record ID');
+			// (EspoCRM: the metadata is read first, for the related entity type's fields)
+			expect(bed.received().filter((r) => r.path !== '/Metadata')).toEqual([
+				expect.objectContaining({ method: 'GET', path: `/Account/${account.id}/contactz`, status: 404 }),
+			]);
+		});
+
 		test('Unlink takes the IDs as Link does ("id1, id2" or a list): one DELETE per ID', async () => {
 			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
 			const [c1, c2, c3, c4] = ['One', 'Two', 'Three', 'Four'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }));
@@ -531,6 +554,21 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				expect(bed.sandbox.outbox).toEqual([]);
 			});
 		}
+
+		test("a sender address that EspoCRM 9 refuses (403 Not allowed 'from' address.) says which addresses the API user may send from", async () => {
+			// EspoCRM 9.1.7's answer for an API user without an address of its own, a shared group account or a
+			// system address held by a group account (Email's CheckFromAddress): injected, the sandbox being 8.1.5.
+			bed.sandbox.faults.failNext({ status: 403, reason: "Not allowed 'from' address.", method: 'POST', pathPrefix: '/Email' });
+			const result = await bed.run(message);
+			expect(result.error?.name).toBe('NodeApiError');
+			expect(result.error?.httpCode).toBe('403');
+			expect(result.error?.message).toBe('The server refused the sender address in "From" (403): Not allowed \'from\' address.');
+			expect(result.error?.description).toContain('Group Email Accounts');
+			expect(result.error?.description).toContain('Outbound Emails > Is Shared');
+			expect(result.error?.description).not.toContain("role does not allow this");
+			expect(bed.received()).toEqual([expect.objectContaining({ method: 'POST', path: '/Email', status: 403 })]);
+			expect(bed.sandbox.outbox).toEqual([]);
+		});
 
 		test('a mail that the server cannot send is an error saying it was not sent', async () => {
 			bed.sandbox.faults.emailSendingFails = true;

@@ -132,6 +132,10 @@ export interface Handling {
 }
 
 const MAX_SIZE_REFUSED = /max size/i;
+/** EspoCRM 9's refusal of a sender address that the API user may not send from (Email's CheckFromAddress hook). */
+const FROM_ADDRESS_REFUSED = /not allowed 'from' address/i;
+/** EspoCRM 9's answer to a relationship name the entity type does not have (8.x answers 500). */
+const UNKNOWN_LINK = /link does not exist/i;
 
 /** Messages say what happened in the user's terms; descriptions say what to do about it. */
 function explain(failure: FailedResponse, handling: Handling): { message: string; description: string } {
@@ -181,6 +185,13 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 					description: 'The server returns at most 200 records per request: use Return All or a Limit, which page for you.',
 				};
 			}
+			if (FROM_ADDRESS_REFUSED.test(reason)) {
+				return {
+					message: `The server refused the sender address in "From" (403)${said}`,
+					description:
+						"EspoCRM 9 lets an API user send only from its own e-mail address (Administration > API Users > the user > Email), from a group e-mail account shared with it (Administration > Group Email Accounts: the address, Use SMTP and Shared on; the user's role: Group Email Accounts allowed), or from the system address when a group e-mail account with SMTP holds that address and Administration > Outbound Emails > Is Shared is on. Use such an address in \"From\", or ask the administrator to set one up. No e-mail was sent or kept.",
+				};
+			}
 			return {
 				message: `The server denied access (403)${said}`,
 				description: reason
@@ -188,6 +199,13 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 					: "The API user's role does not allow this, or the server blocks this address after more than 10 failed logins in a minute (wait a minute, then check the credential).",
 			};
 		case 404:
+			if (UNKNOWN_LINK.test(reason)) {
+				return {
+					message: `The entity type has no relationship of that name (404)${said}`,
+					description:
+						'Check "Relationship Name or ID": it takes the link\'s name as the server knows it, for example "contacts" (pick it from the list to see the names this server has).',
+				};
+			}
 			return {
 				message: `The server did not find what was asked for (404)${said}`,
 				description: /controller/i.test(reason)
