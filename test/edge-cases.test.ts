@@ -187,3 +187,26 @@ describe('a mass action resent after a lost connection says what is known', () =
 		}
 	});
 });
+
+describe('EspoCRM 9 answers 400 where 8.x answered 500', () => {
+	// 9.1.7's answer to an order by an unknown field (compare-sandbox.js, `list orderBy unknown field`); the sandbox
+	// answers as 8.1.5 does (500), so 9.1.7's answer is injected.
+	test("a list whose sort field the server refuses (400 Order by non-existing field …) points at the list's settings", async () => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		bed.sandbox.faults.failNext({ status: 400, reason: "Order by non-existing field 'lastNme'.", method: 'GET', pathPrefix: '/Contact' });
+		const result = await bed.run({
+			resource: 'record',
+			operation: 'getMany',
+			entityType: 'Contact',
+			returnAll: false,
+			limit: 5,
+			listOptions: { orderBy: 'lastNme', order: 'asc' },
+		});
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.httpCode).toBe('400');
+		expect(result.error?.message).toBe("The server refused the list's settings (400): Order by non-existing field 'lastNme'.");
+		expect(result.error?.description).toContain('the sort field and order');
+		expect(bed.received().filter((r) => r.path === '/Contact')).toEqual([expect.objectContaining({ method: 'GET', status: 400 })]);
+	});
+});

@@ -134,6 +134,8 @@ export interface Handling {
 const MAX_SIZE_REFUSED = /max size/i;
 /** EspoCRM 9's refusal of a sender address that the API user may not send from (Email's CheckFromAddress hook). */
 const FROM_ADDRESS_REFUSED = /not allowed 'from' address/i;
+/** What EspoCRM says of a list's where items, order and search filters: 400 on 9.x, 500 on 8.x. */
+const LIST_SETTING_REFUSED = /where item|order|primary filter|bool filter/i;
 /** EspoCRM 9's answer to a relationship name the entity type does not have (8.x answers 500). */
 const UNKNOWN_LINK = /link does not exist/i;
 
@@ -167,6 +169,13 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 				description: `${failure.networkCode ?? 'No response'}. Check the Base URL of the credential and that the server is running and reachable from n8n. Requests that change records are not resent after a lost connection, because the server may have carried them out: check the server before running them again.`,
 			};
 		case 400:
+			if (LIST_SETTING_REFUSED.test(reason)) {
+				return {
+					message: `The server refused the list's settings (400)${said}`,
+					description:
+						'Check the filter conditions (their fields and operators), the sort field and order, and the search filters: the reason above names the one refused.',
+				};
+			}
 			return {
 				message: `The server refused the request as invalid (400)${said}`,
 				description:
