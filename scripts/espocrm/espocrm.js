@@ -636,6 +636,8 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 		};
 		return {
 			version: L.version,
+			/** Tables whose names differ between versions (9.x renamed Subscription to StreamSubscription). */
+			tables: { subscription: Number(L.version.split('.')[0]) >= 9 ? 'stream_subscription' : 'subscription' },
 			instance,
 			origin: php.origin,
 			apiBase: `${php.origin}/api/v1`,

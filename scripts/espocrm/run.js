@@ -106,6 +106,9 @@ function espoView(espo, from, wf) {
 		/** query(sql): rows of EspoCRM's database; tree: the EspoCRM folder (data/upload/<attachment id> holds files) */
 		query: espo.query,
 		tree: espo.tree,
+		/** the EspoCRM version ('9.1.7'), and the names of tables that differ between versions */
+		version: espo.version,
+		tables: espo.tables,
 		state: wf.state,
 		sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
 	};

@@ -24,7 +24,11 @@ module.exports = async (result, espo, assert) => {
 	const plain = espo.mail.find((m) => m.subject === 'Plain text from n8n');
 	assert.ok(plain);
 	assert.deepEqual(plain.to, ['plain@espocrm.test']);
-	assert.match(plain.text, /Line one\r?\nLine two/);
+	// EspoCRM 9 makes the text of a plain-text e-mail with its HTML-to-text converter (Entities/Email::getBodyPlain →
+	// Tools/Email/Util::stripHtml), which joins the lines, its own web UI's e-mails too (README, Compatibility); the
+	// record keeps them (below). 8.x sends the text as written.
+	const joinsLines = Number(espo.version.split('.')[0]) >= 9;
+	assert.match(plain.text, joinsLines ? /Line one Line two/ : /Line one\r?\nLine two/);
 
 	// what EspoCRM holds
 	for (const item of [sentHtml, sentPlain]) {
@@ -32,6 +36,8 @@ module.exports = async (result, espo, assert) => {
 		assert.equal(email.status, 'Sent', `Email ${item.id}`);
 		assert.ok(email.dateSent);
 	}
+	const heldPlain = await espo.api.ok('GET', `/Email/${sentPlain.id}`);
+	assert.match(heldPlain.body, /Line one\r?\nLine two/, 'EspoCRM keeps the lines of the plain text');
 	const held = await espo.api.ok('GET', `/Email/${sentHtml.id}`);
 	assert.equal(held.parentType, 'Contact');
 	assert.equal(held.parentId, contact.id);

@@ -31,7 +31,7 @@ function files() {
 }
 
 /**
- * The attachments of a MIME message as EspoCRM sends them: {file name: bytes} (names as RFC 2047 words, base64
+ * The attachments of a MIME message as EspoCRM 8.1.5 and 9.1.7 send them: {file name: bytes} (names as RFC 2047 words, base64
  * bodies). A name in another form (RFC 2231, folded) is listed as "?<n>", its bytes still compared.
  */
 function attachmentsOf(raw) {
@@ -40,9 +40,10 @@ function attachmentsOf(raw) {
 	let unnamed = 0;
 	for (let i = 0; i < lines.length; i++) {
 		if (!/^Content-Disposition: attachment/i.test(lines[i])) continue;
-		const disposition = /^Content-Disposition: attachment; filename="(.*)"$/i.exec(lines[i]);
+		// 8.1.5: `attachment; filename="…"`; 9.1.7: `attachment; name=…; filename=…` (a token when it needs no quotes)
+		const disposition = /^Content-Disposition: attachment;.*\bfilename=(?:"(.*)"|([^";\s]+))$/i.exec(lines[i]);
 		const name = disposition
-			? disposition[1].replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) => Buffer.from(b64, 'base64').toString('utf8'))
+			? (disposition[1] ?? disposition[2]).replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) => Buffer.from(b64, 'base64').toString('utf8'))
 			: `?${unnamed++}`;
 		while (i < lines.length && lines[i] !== '') i++;
 		const body = [];

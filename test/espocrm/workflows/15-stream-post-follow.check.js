@@ -108,7 +108,7 @@ module.exports = async (result, espo, assert) => {
 	assert.deepEqual(result.items('Follow Again'), [{ followed: true }]);
 	// (admin, who created the contact and posted to it, follows it too: EspoCRM's preferences)
 	const subscriptions = await espo.query(
-		`SELECT id FROM subscription WHERE entity_type = 'Contact' AND entity_id = ${quote(contactId)} AND user_id = ${quote(apiUserId)}`,
+		`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Contact' AND entity_id = ${quote(contactId)} AND user_id = ${quote(apiUserId)}`,
 	);
 	assert.equal(subscriptions.length, 1, "one subscription row of the API user's, after two Follows");
 	const followed = await espo.client('apiKey').ok('GET', '/Contact', { boolFilterList: ['followed'], select: 'id', maxSize: 200 });

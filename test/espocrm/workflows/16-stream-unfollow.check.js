@@ -19,7 +19,7 @@ module.exports = async (result, espo, assert) => {
 	const [summary] = result.items('Summary');
 	assert.deepEqual(summary, { unfollowed: [{ followed: false }], again: [{ followed: false }] });
 
-	const rows = await espo.query(`SELECT id FROM subscription WHERE entity_type = 'Contact' AND entity_id = ${quote(contactId)}`);
+	const rows = await espo.query(`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Contact' AND entity_id = ${quote(contactId)}`);
 	assert.deepEqual(rows, [], 'no subscription row left');
 	assert.ok(!(await followedIds(espo)).includes(contactId), 'the contact is no longer under the Followed filter');
 };
@@ -29,7 +29,7 @@ module.exports.before = async (espo) => {
 	espo.state.contactId = contact.id;
 	await espo.client('apiKey').ok('PUT', `/Contact/${contact.id}/subscription`);
 	const rows = await espo.query(
-		`SELECT id FROM subscription WHERE entity_type = 'Contact' AND entity_id = ${quote(contact.id)} AND user_id = ${quote(espo.keys.apiKey.id)}`,
+		`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Contact' AND entity_id = ${quote(contact.id)} AND user_id = ${quote(espo.keys.apiKey.id)}`,
 	);
 	espo.state.rowsBefore = rows.length;
 	espo.state.followedBefore = (await followedIds(espo)).includes(contact.id);

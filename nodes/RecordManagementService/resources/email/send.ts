@@ -45,7 +45,7 @@ export const sendFields: INodeProperties[] = [
 		name: 'isHtml',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the body is HTML rather than plain text',
+		description: 'Whether the body is HTML rather than plain text. EspoCRM 9 joins the lines of a plain-text e-mail when it sends it: use HTML for text on several lines there.',
 		displayOptions: { show },
 	},
 	{
