@@ -4,10 +4,10 @@
  * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll]
  *                         [--runs N] [--no-build] [--keep] [--json FILE]
  *
- * Creates on the real EspoCRM 8.1.5 of the tests (scripts/espocrm/espocrm.js), the `create` job of `npm run bench` on
- * a server the bench did not write (issue 31, point 6): 1,000 Contacts with 3 fields from expressions, by a raw
- * client (5 in flight), this node (Max Parallel Requests 5) and the HTTP Request node (defaults: every item at once),
- * EspoCRM's own time per request in place of the sandbox's latency. Goals: this node ≤ 1.5x raw, and ahead of the
+ * Creates on the real EspoCRM of the tests (the release given at run time: scripts/espocrm/espocrm.js), the `create`
+ * job of `npm run bench` on a server the bench did not write (issue 31, point 6): 1,000 Contacts with 3 fields from
+ * expressions, by a raw client (5 in flight), this node (Max Parallel Requests 5) and the HTTP Request node (defaults:
+ * every item at once), EspoCRM's own time per request in place of the sandbox's latency. Goals: this node ≤ 1.5x raw, and ahead of the
  * HTTP Request node.
  *
  * Return All from the same EspoCRM, seeded with N Contacts (default 100,000; SQL into its MariaDB), compared in one
