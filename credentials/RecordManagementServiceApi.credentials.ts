@@ -9,62 +9,11 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { isBodyStream, parseJsonAnswer, readUpTo } from '../nodes/RecordManagementService/shared/answers';
-import { hmacAuthorization } from '../nodes/RecordManagementService/shared/hmac';
-
-/**
- * Accepts what users paste (`https://crm.example.com`, with or without a trailing slash or `/api/v1`)
- * and returns the API root every path of the interface is relative to.
- */
-export function apiBaseUrl(baseUrl: unknown): string {
-	const trimmed = String(baseUrl ?? '').trim();
-	if (!/^https?:\/\/[^/\s]+/i.test(trimmed)) {
-		throw new Error(
-			`The credential's Base URL must start with http:// or https:// and name a host, for example https://crm.example.com (it is "${trimmed}")`,
-		);
-	}
-	return `${trimmed.replace(/\/+$/, '').replace(/\/api\/v1$/i, '')}/api/v1`;
-}
+import { apiBaseUrl, redirectDecision } from '../shared/addresses';
+import { isBodyStream, parseJsonAnswer, readUpTo } from '../shared/answerBody';
+import { hmacAuthorization } from '../shared/hmac';
 
 type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
-
-/** What to do about a redirect: follow it (same origin only), or refuse it with a message that names where it pointed. */
-export type RedirectDecision = { follow: URL } | { refuse: string };
-
-/**
- * Whether a request of this node may follow a redirect. Only within the origin (scheme, host and port) of the request:
- * elsewhere the credential (a header, a token, a signature, a client secret) would go to a server the user never
- * named. `http://` to `https://` on the same host is refused too, with the fix: the credential has then already
- * crossed the network unencrypted once, and following would send it a second time. A redirect that would turn a
- * change into a read (301, 302 or 303 of anything but GET) is refused as well: the change would be lost silently.
- * The message names the origin it pointed to, never its path or query (they may carry tokens).
- */
-export function redirectDecision(from: string, method: string | undefined, status: number, location: unknown): RedirectDecision {
-	const source = new URL(from);
-	let target: URL;
-	try {
-		target = new URL(String(location ?? ''), source);
-	} catch {
-		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100).replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")` };
-	}
-	if (target.origin !== source.origin) {
-		if (source.protocol === 'http:' && target.protocol === 'https:' && target.hostname === source.hostname) {
-			return {
-				refuse: `The server redirects http:// to https:// (${status} to ${target.origin}). Put ${target.origin} in the credential's Base URL: the node does not follow, because the credentials were already sent unencrypted and would be sent again`,
-			};
-		}
-		return {
-			refuse: `The server redirected the request (${status}) to another address, ${target.origin}: the node did not follow and did not send the credentials there`,
-		};
-	}
-	const read = ['GET', 'HEAD'].includes((method ?? 'GET').toUpperCase());
-	if (!read && status !== 307 && status !== 308) {
-		return {
-			refuse: `The server redirected a ${(method ?? '').toUpperCase()} request with ${status}, which would turn it into a read and drop the change: the node did not follow`,
-		};
-	}
-	return { follow: target };
-}
 
 export class RecordManagementServiceApi implements ICredentialType {
 	name = 'recordManagementServiceApi';

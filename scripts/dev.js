@@ -38,6 +38,8 @@ const log = (m) => console.log(`[dev] ${m}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** n8n's REST API; a probe that hangs gives up after 10 s, so that waiting for n8n notices an exit in time. */
 const request = (method, url, options = {}) => n8nServer.request(method, url, { timeoutMs: 10000, ...options });
+/** A call to n8n once it is up: made again while n8n answers 503 "Database is not ready!" (see n8nServer.n8nRequest). */
+const n8nCall = (method, url, options = {}) => n8nServer.n8nRequest(method, url, { timeoutMs: 10000, ...options });
 
 function portFree(port) {
 	return new Promise((resolve) => {
@@ -300,14 +302,14 @@ async function main() {
 	await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, { child: n8n });
 
 	// owner account
-	const settings = (await request('GET', `${base}/rest/settings`)).json;
+	const settings = (await n8nCall('GET', `${base}/rest/settings`)).json;
 	const needsSetup = settings && settings.data && settings.data.userManagement && settings.data.userManagement.showSetupOnFirstLoad;
 	if (needsSetup) {
-		const r = await request('POST', `${base}/rest/owner/setup`, { body: OWNER });
+		const r = await n8nCall('POST', `${base}/rest/owner/setup`, { body: OWNER });
 		if (r.status !== 200) throw new Error(`owner setup failed: ${r.status} ${r.text}`);
 		log(`owner account created: ${OWNER.email}`);
 	}
-	const login = await request('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
+	const login = await n8nCall('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
 	let loggedIn = login.status === 200;
 	const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
 
@@ -453,10 +455,10 @@ async function espocrmDev() {
 		const n8n = startChild('n8n', p.nodeBin, [p.n8nBin, 'start'], { cwd: userFolder, env: n8nEnv, stdio: ['ignore', fs.openSync(n8nLog, 'a'), fs.openSync(n8nLog, 'a')] });
 		const base = `http://localhost:${n8nPort}`;
 		await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, { child: n8n, timeoutMs: 240000 });
-		const settings = (await request('GET', `${base}/rest/settings`)).json;
+		const settings = (await n8nCall('GET', `${base}/rest/settings`)).json;
 		if (settings && settings.data && settings.data.userManagement && settings.data.userManagement.showSetupOnFirstLoad)
-			await request('POST', `${base}/rest/owner/setup`, { body: OWNER });
-		const login = await request('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
+			await n8nCall('POST', `${base}/rest/owner/setup`, { body: OWNER });
+		const login = await n8nCall('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
 		const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
 		console.log(
 			[

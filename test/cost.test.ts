@@ -188,6 +188,42 @@ describe('fields the engine refuses to read are refused as before', () => {
 	});
 });
 
+describe('fields whose names the engine refuses in the text of an expression', () => {
+	// Measured with n8n-workflow 2.41: the engine refuses any expression with `.constructor` in its text, and reads
+	// `$json.globalThis` as the global object, which its sanitiser then refuses. Taken from the item, such a field is
+	// what it holds; the node keeps that, as it keeps the engine's refusal of any other expression (README, Performance).
+	test.each([
+		['constructorName', 'Expression contains invalid constructor function call'],
+		['constructor_id', 'Expression contains invalid constructor function call'],
+		['globalThis', 'Unknown property type ObjectExpression while sanitising expression'],
+	])('`{{ $json.%s }}` is sent as the item holds it; through the engine the item fails', async (field, refusal) => {
+		const create = (description: string) => ({ resource: 'record', operation: 'create', entityType: 'Contact', fields: { lastName: 'Caller', description } });
+		const item = { [field]: 'from a call log' };
+
+		const dropped = await bed.run(create(`={{ $json.${field} }}`), [item]);
+		expect(dropped.error).toBeUndefined();
+		expect(bed.received('POST').map((request) => request.body)).toEqual([{ lastName: 'Caller', description: 'from a call log' }]);
+
+		bed.sandbox.clearRequests();
+		const throughEngine = await bed.run(create(`={{ $json.${field} + '' }}`), [item]);
+		expect(throughEngine.error?.message).toBe(refusal);
+		expect(bed.received('POST')).toHaveLength(0);
+	});
+
+	test('`toString`, `valueOf` and other names of every object are read as the item\'s fields by both', async () => {
+		for (const field of ['toString', 'valueOf', 'hasOwnProperty']) {
+			for (const description of [`={{ $json.${field} }}`, `={{ $json.${field} + '' }}`]) {
+				bed.sandbox.reset();
+				const result = await bed.run({ resource: 'record', operation: 'create', entityType: 'Contact', fields: { lastName: 'Caller', description } }, [
+					{ [field]: 'from a call log' },
+				]);
+				expect(result.error).toBeUndefined();
+				expect(bed.received('POST').map((request) => request.body)).toEqual([{ lastName: 'Caller', description: 'from a call log' }]);
+			}
+		}
+	});
+});
+
 describe('Return All pages in parallel when the first page tells the total', () => {
 	const seed = (count: number) => {
 		for (let n = 0; n < count; n++) bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${n}` });

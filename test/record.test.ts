@@ -247,6 +247,30 @@ describe('Record > Get, Update, Delete', () => {
 
 // ---------------------------------------------------------------------------------------------- Get Many
 
+describe('Record > Get Many: nothing found', () => {
+	const nobody = getMany({
+		entityType: 'Contact',
+		filterMode: 'conditions',
+		conditions: { condition: [{ attribute: 'lastName', operator: 'equals', value: 'Nobody' }] },
+	});
+
+	test('no output item, no error: the nodes after it do not run', async () => {
+		store().create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
+		const result = await bed.run(nobody, [{ run: 1 }, { run: 2 }]);
+		expect(result.error).toBeUndefined();
+		expect(result.items).toEqual([]);
+		expect(paths(bed.received())).toEqual(['GET /Contact', 'GET /Contact']);
+	});
+
+	test('with n8n\'s "Always Output Data" one empty item, whatever the number of input items', async () => {
+		store().create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
+		const result = await bed.run(nobody, [{ run: 1 }, { run: 2 }], { settings: { alwaysOutputData: true } });
+		expect(result.error).toBeUndefined();
+		expect(result.json).toEqual([{}]);
+		expect(paths(bed.received())).toEqual(['GET /Contact', 'GET /Contact']);
+	});
+});
+
 describe('Record > Get Many: paging', () => {
 	function seedContacts(count: number) {
 		for (let index = 0; index < count; index++) store().create('Contact', { firstName: 'P', lastName: `Person ${index}` });

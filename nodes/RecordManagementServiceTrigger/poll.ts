@@ -8,8 +8,9 @@ import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/dia
 import type { Item } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
-import { PAGE_SIZE, apiRequest, listRecords, repeats, startRun } from '../RecordManagementService/shared/transport';
-import type { ListReply } from '../RecordManagementService/shared/transport';
+import { listRecords, repeats } from '../RecordManagementService/shared/listing';
+import type { ListReply } from '../RecordManagementService/shared/listing';
+import { PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
 
 /**
  * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue

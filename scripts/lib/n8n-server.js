@@ -51,6 +51,8 @@
  *   getExecution(baseUrl, cookie, id, { n8nBin }) → { id, status, mode, finished, data }: one execution with its run
  *                        data (n8n stores it `flatted`; n8nBin = p.n8nBin finds n8n's own copy of that module)
  *   request(method, url, { body, cookie, headers, timeoutMs, agent }) → { status, headers, text, json, ms }
+ *   n8nRequest(method, url, options, { timeoutMs, proc }): request() to n8n, made again while n8n answers 503 or
+ *                        refuses or resets the connection (up to UNAVAILABLE_TIMEOUT_MS); every REST call below uses it
  *   waitFor(what, fn, { timeoutMs, intervalMs, proc }), freePort(), isListening(port), sleep(ms), tailFile(file, n)
  *
  * Timeouts: generous on purpose (n8n's start 10 to 60 s, a REST answer several seconds, publishing up to a minute on a
@@ -59,8 +61,8 @@
  *
  * What n8n 2.41.1 does that these helpers account for:
  * - `/healthz` answers before the REST API is mounted (until then every path gets the editor's HTML): startN8n()
- *   waits for `/rest/settings` to answer JSON on a main instance, and for `/healthz/readiness` (database connected
- *   and migrated, Redis connected, queue consumer set up) on a worker (QUEUE_HEALTH_CHECK_ACTIVE=true).
+ *   waits for `/rest/settings` to answer 200 with JSON on a main instance, and for `/healthz/readiness` (database
+ *   connected and migrated, Redis connected, queue consumer set up) on a worker (QUEUE_HEALTH_CHECK_ACTIVE=true).
  * - n8n 2.x "publishes" a workflow: `POST /rest/workflows/:id/activate` with the `versionId` to publish
  *   (`active: true` in an imported file is ignored). The CLI equivalent `n8n publish:workflow --id=<id>` only writes
  *   the database and takes effect at the next start.
@@ -71,6 +73,9 @@
  * - Every n8n process starts a task broker (N8N_RUNNERS_BROKER_PORT, default 5679) and a task-runner child in its
  *   process group; a worker with health checks listens on QUEUE_HEALTH_CHECK_PORT (default 5678, the same as
  *   N8N_PORT): startN8n() gives each process free ports of its own unless the env sets them.
+ * - Once ready, n8n can still answer 503 for a while: "Database is not ready!" whenever a ping of its database times
+ *   out (it reconnects by itself; seen at a load of 8 to 9 on 2 cores). Every REST call here goes through
+ *   n8nRequest(), which makes the call again until n8n serves it.
  */
 
 const fs = require('fs');
@@ -361,6 +366,43 @@ function request(method, url, { body, cookie, headers = {}, timeoutMs = 120000, 
 	});
 }
 
+/**
+ * How long a call to n8n waits out n8n not serving it (see n8nRequest). As generous as the other waits of this file,
+ * for a 2-core machine at a load of 8 to 16: n8n lost its database for a moment there ("Database ping failed (1):
+ * Database connection timed out") and answered 503 until it had reconnected. A passing run never waits this long.
+ */
+const UNAVAILABLE_TIMEOUT_MS = 180000;
+
+/** Connection errors of a request that never reached n8n's routes: refused, or reset before an answer. */
+const NOT_SERVED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * request() to n8n (its REST API, its webhooks), made again while n8n does not serve it: a 503 (n8n answers every
+ * path but /healthz with 503 "Database is not ready!" while its database connection is down, until it has
+ * reconnected by itself), a refused or reset connection. Resolves n8n's first other answer, whatever its
+ * status (the caller judges it); rejects with the last 503 or connection error after `timeoutMs`, and at once on any
+ * other error or when `proc` (the n8n Proc, optional) exits.
+ */
+async function n8nRequest(method, url, options = {}, { timeoutMs = UNAVAILABLE_TIMEOUT_MS, proc } = {}) {
+	const outcome = await waitFor(
+		`n8n to serve ${method} ${url.split('?')[0]}`,
+		async () => {
+			let answer;
+			try {
+				answer = await request(method, url, options);
+			} catch (error) {
+				if (NOT_SERVED.has(error.code)) throw error;
+				return { error };
+			}
+			if (answer.status === 503) throw new Error(`503 ${answer.text.slice(0, 300)}`);
+			return { answer };
+		},
+		{ timeoutMs, intervalMs: 500, proc },
+	);
+	if (outcome.error) throw outcome.error;
+	return outcome.answer;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The package under test
 
@@ -523,7 +565,10 @@ async function waitForN8n(n8n, { timeoutMs = 480000, expectPackage } = {}) {
 		});
 		if (n8n.role === 'main') {
 			// /healthz answers before the REST API is mounted (until then every path gets the editor's HTML)
-			await waitFor(`${n8n.name} REST API`, async () => (await request('GET', `${n8n.baseUrl}/rest/settings`, { timeoutMs: 5000 })).json, {
+			await waitFor(`${n8n.name} REST API`, async () => {
+				const settings = await request('GET', `${n8n.baseUrl}/rest/settings`, { timeoutMs: 5000 });
+				return settings.status === 200 && settings.json;
+			}, {
 				timeoutMs: Math.max(10000, timeoutMs - (Date.now() - t0)),
 				proc: n8n.proc,
 			});
@@ -550,7 +595,7 @@ function cookieOf(res) {
 
 /** Logs in; resolves { cookie }. */
 async function login(baseUrl, owner = DEFAULT_OWNER) {
-	const r = await request('POST', `${baseUrl}/rest/login`, { body: { emailOrLdapLoginId: owner.email, password: owner.password } });
+	const r = await n8nRequest('POST', `${baseUrl}/rest/login`, { body: { emailOrLdapLoginId: owner.email, password: owner.password } });
 	if (r.status !== 200) throw new Error(`n8n login as ${owner.email} failed: ${r.status} ${r.text.slice(0, 300)}`);
 	return { cookie: cookieOf(r), owner };
 }
@@ -560,10 +605,10 @@ async function login(baseUrl, owner = DEFAULT_OWNER) {
  * owner: { email, firstName, lastName, password } (the password needs 8+ characters, a digit and a capital letter).
  */
 async function setupOwner(baseUrl, owner = DEFAULT_OWNER) {
-	const settings = await request('GET', `${baseUrl}/rest/settings`);
+	const settings = await n8nRequest('GET', `${baseUrl}/rest/settings`);
 	const um = settings.json && settings.json.data && settings.json.data.userManagement;
 	if (um && um.showSetupOnFirstLoad) {
-		const r = await request('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
+		const r = await n8nRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
 		if (r.status !== 200) throw new Error(`n8n owner setup failed: ${r.status} ${r.text.slice(0, 300)}`);
 	}
 	return login(baseUrl, owner);
@@ -571,7 +616,7 @@ async function setupOwner(baseUrl, owner = DEFAULT_OWNER) {
 
 /** GET /rest/workflows/:id → the workflow (data). */
 async function getWorkflow(baseUrl, cookie, id) {
-	const r = await request('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}`, { cookie });
+	const r = await n8nRequest('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}`, { cookie });
 	if (r.status !== 200 || !r.json) throw new Error(`GET workflow ${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	return r.json.data || r.json;
 }
@@ -582,7 +627,7 @@ async function getWorkflow(baseUrl, cookie, id) {
  */
 async function activateWorkflow(baseUrl, cookie, id) {
 	const wf = await getWorkflow(baseUrl, cookie, id);
-	const r = await request('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/activate`, {
+	const r = await n8nRequest('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/activate`, {
 		cookie,
 		body: { versionId: wf.versionId },
 	});
@@ -592,7 +637,7 @@ async function activateWorkflow(baseUrl, cookie, id) {
 
 /** Unpublishes a workflow: POST /rest/workflows/:id/deactivate. */
 async function deactivateWorkflow(baseUrl, cookie, id) {
-	const r = await request('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/deactivate`, { cookie, body: {} });
+	const r = await n8nRequest('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/deactivate`, { cookie, body: {} });
 	if (r.status !== 200) throw new Error(`deactivating workflow ${id} failed: ${r.status} ${r.text.slice(0, 500)}`);
 	return (r.json && r.json.data) || r.json;
 }
@@ -605,7 +650,7 @@ async function deactivateWorkflow(baseUrl, cookie, id) {
  * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }.
  */
 async function publicationStatus(baseUrl, cookie, id) {
-	const r = await request('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/publication-status`, { cookie });
+	const r = await n8nRequest('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/publication-status`, { cookie });
 	if (r.status !== 200 || !r.json) throw new Error(`GET publication-status of ${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	return r.json.data || r.json;
 }
@@ -673,7 +718,7 @@ async function listExecutions(baseUrl, cookie, { workflowId, max = 10000 } = {})
 	let cursor;
 	for (;;) {
 		const url = `${baseUrl}/rest/executions?filter=${filter}&limit=100${cursor ? `&cursor=${cursor}` : ''}`;
-		const r = await request('GET', url, { cookie });
+		const r = await n8nRequest('GET', url, { cookie });
 		if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions: ${r.status} ${r.text.slice(0, 300)}`);
 		const d = r.json.data || r.json;
 		for (const e of d.results || []) if (!byId.has(String(e.id))) byId.set(String(e.id), e);
@@ -690,7 +735,7 @@ async function listExecutions(baseUrl, cookie, { workflowId, max = 10000 } = {})
  * holds each output's items, as `n8n execute` prints them.
  */
 async function getExecution(baseUrl, cookie, id, { n8nBin } = {}) {
-	const r = await request('GET', `${baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
+	const r = await n8nRequest('GET', `${baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
 	if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	const e = r.json.data || r.json;
 	let data = e.data || {};
@@ -710,6 +755,8 @@ module.exports = {
 	sleep,
 	tailFile,
 	request,
+	n8nRequest,
+	UNAVAILABLE_TIMEOUT_MS,
 	queueEnv,
 	startN8n,
 	waitForN8n,

@@ -196,7 +196,7 @@ async function main() {
 			 * { id, status, mode, error (message or undefined), items: { nodeName: items output }, errors: { nodeName: message } }.
 			 */
 			async execution(id) {
-				const r = await srv.request('GET', `${main.baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
+				const r = await srv.n8nRequest('GET', `${main.baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
 				if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
 				const e = r.json.data || r.json;
 				const flatted = require(path.resolve(p.n8nBin, '..', '..', '..', 'flatted'));

@@ -535,8 +535,8 @@ async function webhookTriggerDeliveries(ctx) {
 		// a delivery with a wrong signature, and one naming a webhook the trigger does not have
 		const body = JSON.stringify([{ id: 'forged0000000001', lastName: `${prefix}forged` }]);
 		const headers = { 'content-type': 'application/json' };
-		forged = await srv.request('POST', url, { body, headers: { ...headers, 'x-signature': espoSignature(registered[0].id, 'not-the-secret', body) } });
-		unknownId = await srv.request('POST', url, { body, headers: { ...headers, 'x-signature': espoSignature('unknownWebhook01', 'whatever', body) } });
+		forged = await srv.n8nRequest('POST', url, { body, headers: { ...headers, 'x-signature': espoSignature(registered[0].id, 'not-the-secret', body) } });
+		unknownId = await srv.n8nRequest('POST', url, { body, headers: { ...headers, 'x-signature': espoSignature('unknownWebhook01', 'whatever', body) } });
 		await srv.sleep(1500);
 		await unpublish();
 		afterUnpublish = sandbox.webhooks.list().filter((w) => registered.some((r) => r.id === w.id));

@@ -219,8 +219,8 @@ export interface RunOptions {
 	credentialId?: string;
 	/** n8n's "On Error" node setting. */
 	onError?: INode['onError'];
-	/** Other node settings, such as n8n's own "Retry On Fail" (retryOnFail, maxTries, waitBetweenTries). */
-	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>;
+	/** Other node settings: n8n's own "Retry On Fail" (retryOnFail, maxTries, waitBetweenTries), "Always Output Data". */
+	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'alwaysOutputData'>;
 	timezone?: string;
 }
 

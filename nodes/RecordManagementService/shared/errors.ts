@@ -1,4 +1,4 @@
-import { hmacAuthorization } from './hmac';
+import { hmacAuthorization } from '../../../shared/hmac';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 

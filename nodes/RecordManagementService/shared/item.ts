@@ -69,7 +69,9 @@ const NEEDS_ENGINE = Symbol('needs the expression engine');
  * A parameter's value for one item without n8n's expression engine, where that gives what `getNodeParameter` would:
  * every expression in it reads one field of the item, and that field holds text, a number or true/false (n8n returns
  * such a value as it is). Anything else is the engine's: an object, null or a missing field, a name the engine refuses
- * (`constructor`, `caller`, … : n8n-workflow's `isSafeObjectProperty`). After evaluating, n8n converts only values
+ * (`constructor`, `caller`, … : n8n-workflow's `isSafeObjectProperty`). The engine also refuses `.constructor…` and
+ * `.globalThis` anywhere in an expression's text; a field so named (`constructorName`) is still taken from the item
+ * here, which the README states (tested in cost.test.ts). After evaluating, n8n converts only values
  * whose description declares a `validateType` (none of this node's) and a field mapper's `columns.value` (this node
  * reads `columns` whole, which n8n does not convert).
  *

@@ -17,9 +17,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiBaseUrl, redirectDecision } from '../../../credentials/RecordManagementServiceApi.credentials';
+import { apiBaseUrl, redirectDecision } from '../../../shared/addresses';
+import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../shared/answerBody';
 import type { Expected } from './answers';
-import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, isBodyStream, megabytes, parseJsonAnswer, readUpTo, tooLarge } from './answers';
+import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, megabytes, tooLarge } from './answers';
 import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, readFailure, secretsOf, unusableAnswer } from './errors';
 import type { FailedResponse } from './errors';
 
@@ -442,10 +443,6 @@ export async function send<T = IDataObject>(context: RequestContext, itemIndex: 
 export async function apiRequest<T = IDataObject>(context: RequestContext, itemIndex: number, options: ApiRequest): Promise<T> {
 	return (await send<T>(context, itemIndex, options)).body;
 }
-
-// Lists page through listing.ts: by ID on EspoCRM, by offset elsewhere.
-export { listRecords, repeats } from './listing';
-export type { ListReply } from './listing';
 
 /**
  * The run of a routed operation's item. n8n's "Retry On Fail" routes the items again with the same execute-data

@@ -105,9 +105,9 @@ async function run(ctx) {
 		const body = JSON.stringify([{ id: ada.id, description: 'forged' }]);
 		const json = { 'content-type': 'application/json' };
 		const someWebhook = registered[0];
-		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(someWebhook.id, 'not-the-secret', body) } });
-		const missing = await srv.request('POST', url, { body, headers: json });
-		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', someWebhook.secretKey, body) } });
+		const wrong = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(someWebhook.id, 'not-the-secret', body) } });
+		const missing = await srv.n8nRequest('POST', url, { body, headers: json });
+		const unknown = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', someWebhook.secretKey, body) } });
 		assert.deepEqual(
 			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },

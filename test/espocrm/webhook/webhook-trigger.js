@@ -94,9 +94,9 @@ async function run(ctx) {
 		const json = { 'content-type': 'application/json' };
 		const webhook = await espo.admin.ok('GET', `/Webhook/${registered[0].id}`);
 		assert.ok(webhook.secretKey, 'the admin reads the webhook with its secret key');
-		const wrong = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(webhook.id, 'not-the-secret', body) } });
-		const missing = await srv.request('POST', url, { body, headers: json });
-		const unknown = await srv.request('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', webhook.secretKey, body) } });
+		const wrong = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(webhook.id, 'not-the-secret', body) } });
+		const missing = await srv.n8nRequest('POST', url, { body, headers: json });
+		const unknown = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', webhook.secretKey, body) } });
 		assert.deepEqual(
 			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },

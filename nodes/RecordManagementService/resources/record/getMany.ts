@@ -5,7 +5,7 @@ import { dialectOf } from '../../shared/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/filters';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
-import { listRecords } from '../../shared/transport';
+import { listRecords } from '../../shared/listing';
 
 /** GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). */
 export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { forItem, readFailure } from '../../shared/errors';
-import { apiRequest, listRecords } from '../../shared/transport';
+import { listRecords } from '../../shared/listing';
+import { apiRequest } from '../../shared/transport';
 
 /**
  * The longest query string a look-up may have. Web servers in front of a CRM refuse longer request lines (Apache at

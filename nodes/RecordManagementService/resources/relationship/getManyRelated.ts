@@ -6,7 +6,8 @@ import { listQueryOf, wantedRecords } from '../../shared/filters';
 import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
-import { apiRequest, listRecords } from '../../shared/transport';
+import { listRecords } from '../../shared/listing';
+import { apiRequest } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
 /**

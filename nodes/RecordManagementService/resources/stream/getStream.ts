@@ -4,7 +4,7 @@ import { forEachItem } from '../../shared/customOperations';
 import { dialectOf, requireEspoCrm } from '../../shared/dialect';
 import { wantedRecords } from '../../shared/filters';
 import { pathOf } from '../../shared/paths';
-import { listRecords } from '../../shared/transport';
+import { listRecords } from '../../shared/listing';
 
 const show = { resource: ['stream'], operation: ['getStream'] };
 
