@@ -601,10 +601,20 @@ function readBody(req) {
 function parseJson(text) {
   if (text === '') return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    const value = JSON.parse(text);
+    // PHP's json_decode refuses an escaped lone surrogate ("\ud83d" without its other half): "Single unpaired UTF-16
+    // surrogate in unicode escape" (EspoCRM 8.1.5 answers 500).
+    return hasLoneSurrogate(value) ? { ok: false } : { ok: true, value };
   } catch {
     return { ok: false };
   }
+}
+
+/** @param {unknown} value @returns {boolean} */
+function hasLoneSurrogate(value) {
+  if (typeof value === 'string') return /[\uD800-\uDFFF]/u.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, element]) => hasLoneSurrogate(key) || hasLoneSurrogate(element));
 }
 
 /**
