@@ -171,6 +171,25 @@ describe('the record locator and the polling trigger', () => {
 		expect(bed.received('GET').pop()?.query.where).toEqual([{ type: 'contains', attribute: 'name', value: 'grace@' }]);
 	});
 
+	test('"From List" trims the typed text, as Search Text and EspoCRM\'s search box do', async () => {
+		store().create('Account', { name: 'Smith Industries' });
+		const smithson = store().create('Contact', { firstName: 'Ada', lastName: 'Smithson' });
+		const search = async (entityType: string, filter: string) =>
+			(await loadFormList(bed.store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', entityType }, filter)) as {
+				results: Array<{ name: string; value: string }>;
+			};
+		// As typed, EspoCRM 8.1.5 finds nothing for " smith", and for "smith " only a name with a word after "smith".
+		expect((await search('Contact', '  smith ')).results).toEqual([{ name: 'Ada Smithson', value: smithson.id }]);
+		expect((await search('Contact', 'smith ')).results).toEqual([{ name: 'Ada Smithson', value: smithson.id }]);
+		expect(bed.received('GET').map((request) => request.query.textFilter)).toEqual(['smith', 'smith']);
+		// Only spaces: no search, the newest records.
+		expect((await search('Contact', '   ')).results).toEqual([{ name: 'Ada Smithson', value: smithson.id }]);
+		expect(bed.received('GET').pop()?.query).not.toHaveProperty('textFilter');
+		bed.use('apiKey', 'standard');
+		expect((await search('Account', ' smith ')).results.map((result) => result.name)).toEqual(['Smith Industries']);
+		expect(bed.received('GET').pop()?.query.where).toEqual([{ type: 'contains', attribute: 'name', value: 'smith' }]);
+	});
+
 	test('the trigger emits only the new records its search and filters find', async () => {
 		const serverForm = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 		let clock = Date.now() - 86_400_000;

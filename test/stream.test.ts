@@ -103,14 +103,93 @@ describe('Post', () => {
 		expect(bed.received()).toEqual([]);
 	});
 
-	test("a record the API user may not read: EspoCRM's 403, explained", async () => {
+	test("a record the API user may not read: EspoCRM's 403, explained after reading the record (403 too)", async () => {
 		bed.sandbox.setRestrictedScopes(['Account']);
 		const account = bed.sandbox.store.create('Account', { name: 'Hidden' });
 		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Account', recordId: byId(account.id), post: 'x' });
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toContain('(403)');
 		expect(result.error?.description).toContain('Administration > Roles > Account: Read and Stream');
-		expect(paths(bed.received())).toEqual(['POST /Note']);
+		expect(paths(bed.received())).toEqual(['POST /Note', `GET /Account/${account.id}`]);
+	});
+
+	test("a record the API user may read, whose stream its role does not allow: EspoCRM's 403, explained as the role's Stream", async () => {
+		const { id } = contact();
+		bed.sandbox.setNoStreamScopes(['Contact']);
+		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Contact', recordId: byId(id), post: 'x' });
+		expect(result.error?.message).toBe('The server denied access (403): No create access.');
+		expect(result.error?.description).toContain(
+			'The API user may read the record, but its role does not allow the stream of Contact records (Administration > Roles > Contact: Stream).',
+		);
+		expect(bed.received().map((request) => [`${request.method} ${request.path}`, request.status])).toEqual([
+			['POST /Note', 403],
+			[`GET /Contact/${id}`, 200],
+		]);
+	});
+
+	test("a record that does not exist: EspoCRM's 403 \"No create access.\" told apart by reading it (404), naming its ID", async () => {
+		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Contact', recordId: byId('6b0000000000dead1'), post: 'x' });
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toBe('The Contact record "6b0000000000dead1" does not exist (404)');
+		expect(result.error?.httpCode).toBe('404');
+		expect(result.error?.description).toBe(
+			'EspoCRM answered the post with 403 "No create access.", as it answers a post to a record that does not exist; reading the record answered 404. Check the record ID and the entity type.',
+		);
+		expect(bed.received().map((request) => [`${request.method} ${request.path}`, request.status])).toEqual([
+			['POST /Note', 403],
+			['GET /Contact/6b0000000000dead1', 404],
+		]);
+		expect(bed.sandbox.streams.notes).toEqual([]);
+	});
+
+	test('an entity type without a stream (Call) is refused before any request of its item; the metadata is read once for the run', async () => {
+		const { id } = contact();
+		const call = bed.sandbox.store.create('Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00' });
+		const result = await bed.run(
+			{ resource: 'stream', operation: 'post', entityType: '={{ $json.type }}', recordId: byId('={{ $json.id }}'), post: 'Agreed' },
+			[
+				{ type: 'Contact', id },
+				{ type: 'Call', id: call.id },
+				{ type: 'Contact', id },
+				{ type: 'Call', id: call.id },
+			],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(result.json[0]).toMatchObject({ parentType: 'Contact', parentId: id });
+		const refusal = result.items[1].error as RunResult['error'];
+		expect(refusal?.message).toBe('The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 1)');
+		expect((result.items[3].error as RunResult['error'])?.message).toBe('The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 3)');
+		expect(refusal?.description).toBe(
+			'EspoCRM would store the post, but shows it nowhere: the records of this type have no Stream panel. The entity types with a stream on this server: Account, CProject, Contact, Lead, Meeting, Opportunity, Task. An administrator can turn a type\'s stream on in Administration > Entity Manager > Call > Edit > Stream.',
+		);
+		expect(result.json[2]).toMatchObject({ parentType: 'Contact', parentId: id });
+		expect(paths(bed.received()).sort()).toEqual(['GET /Metadata', 'POST /Note', 'POST /Note']);
+		expect(bed.sandbox.streams.notes.map((note) => note.parentType)).toEqual(['Contact', 'Contact']);
+	});
+
+	test('metadata that cannot be read leaves the check to the server: the post is sent', async () => {
+		const call = bed.sandbox.store.create('Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00' });
+		bed.sandbox.faults.failNext({ status: 500, pathPrefix: '/Metadata' });
+		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Call', recordId: byId(call.id), post: 'x' });
+		expect(result.error).toBeUndefined();
+		expect(bed.received().map((request) => [`${request.method} ${request.path}`, request.status])).toEqual([
+			['GET /Metadata', 500],
+			['POST /Note', 200],
+		]);
+	});
+
+	test('the types with a stream in EspoCRM as installed (Contact…) are not checked: their posts cost one request', async () => {
+		const { id } = contact();
+		const lead = bed.sandbox.store.create('Lead', { lastName: 'Lead' });
+		const result = await bed.run(
+			{ resource: 'stream', operation: 'post', entityType: '={{ $json.type }}', recordId: byId('={{ $json.id }}'), post: 'x' },
+			[
+				{ type: 'Contact', id },
+				{ type: 'Lead', id: lead.id },
+			],
+		);
+		expect(result.error).toBeUndefined();
+		expect(paths(bed.received())).toEqual(['POST /Note', 'POST /Note']);
 	});
 });
 
@@ -184,6 +263,30 @@ describe('Get Many', () => {
 });
 
 describe('Follow and Unfollow', () => {
+	test('Follow of a record whose type has no stream (Call) is refused, which EspoCRM answers true and records nothing; Unfollow is sent', async () => {
+		const call = bed.sandbox.store.create('Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00' });
+		const { id } = contact();
+		const follow = { resource: 'stream', operation: 'follow', entityType: '={{ $json.type }}', recordId: byId('={{ $json.id }}') };
+		const items = [
+			{ type: 'Call', id: call.id },
+			{ type: 'Contact', id },
+			{ type: 'Call', id: call.id },
+		];
+		const followed = await bed.run(follow, items, { onError: 'continueRegularOutput' });
+		for (const index of [0, 2]) {
+			const error = followed.items[index].error as RunResult['error'];
+			expect(error?.message).toBe(`The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item ${index})`);
+			expect(error?.description).toMatch(/^EspoCRM would answer that the record is followed, and record nothing\. The entity types with a stream on this server: Account, /);
+		}
+		expect(followed.json[1]).toEqual({ followed: true });
+		expect(paths(bed.received()).sort()).toEqual(['GET /Metadata', `PUT /Contact/${id}/subscription`]);
+
+		bed.sandbox.clearRequests();
+		const unfollowed = await bed.run({ ...follow, operation: 'unfollow' }, items.slice(0, 1));
+		expect(unfollowed.json).toEqual([{ followed: false }]);
+		expect(paths(bed.received())).toEqual([`DELETE /Call/${call.id}/subscription`]);
+	});
+
 	test('following twice is not an error; the record is followed once; unfollowing twice neither', async () => {
 		const { id } = contact();
 		const follow = { resource: 'stream', operation: 'follow', entityType: 'Contact', recordId: byId(id) };
@@ -235,11 +338,11 @@ test('with Continue on fail, an item whose post fails carries its error and the 
 	);
 	expect(result.items).toHaveLength(4);
 	expect(result.json[0]).toMatchObject({ post: 'first', parentId: id });
-	expect((result.items[1].error as RunResult['error'])?.message).toContain('(403)');
+	expect((result.items[1].error as RunResult['error'])?.message).toBe('The Contact record "no-such-record" does not exist (404)');
 	expect((result.items[2].error as RunResult['error'])?.message).toBe('The parameter "Text" is empty (item 2)');
 	expect(result.json[3]).toMatchObject({ post: 'fourth', parentId: id });
 	expect(result.items.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3].map((item) => ({ item })));
-	expect(paths(bed.received())).toEqual(['POST /Note', 'POST /Note', 'POST /Note']);
+	expect(paths(bed.received()).sort()).toEqual(['GET /Contact/no-such-record', 'POST /Note', 'POST /Note', 'POST /Note']);
 });
 
 test("the form: the user's own stream has no entity type or record; a record's stream and the other operations have them", () => {

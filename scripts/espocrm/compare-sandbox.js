@@ -65,6 +65,8 @@ const PROBES = [
 	['create Contact without lastName', async ({ key }) => summary(await key.post('/Contact', { firstName: 'NoLast' }))],
 	['create Contact with an unknown field', async ({ key, tag }) => summary(await key.post('/Contact', { lastName: `Unk-${tag}`, noSuchField: 1 }), { pick: (b) => b && 'noSuchField' in b })],
 	['create Contact with malformed JSON', async ({ key }) => summary(await key.request('POST', '/Contact', { body: '{"lastName": ', headers: { 'content-type': 'application/json' } }))],
+	['create Contact with a lone surrogate escaped in the body', async ({ key }) =>
+		summary(await key.request('POST', '/Contact', { body: '{"lastName": "cut\\ud83d"}', headers: { 'content-type': 'application/json' } }))],
 	['create Contact without Content-Type', async ({ key, tag }) =>
 		summary(await key.request('POST', '/Contact', { body: JSON.stringify({ lastName: `NoCT-${tag}` }), headers: { 'content-type': 'text/plain' } }), { pick: (b) => b && (b.lastName || null) })],
 	['read Contact: fields (nulls included)', async ({ key, tag }) => {
@@ -250,6 +252,14 @@ const PROBES = [
 		};
 	}],
 	['stream: follow a record that does not exist', async ({ key }) => summary(await key.put('/Contact/0000000000000dead/subscription'))],
+	['stream: a Call (no stream): post, its stream, follow', async ({ key, tag }) => {
+		const me = (await key.get('/App/user')).body.user.id;
+		const call = (await key.post('/Call', { name: `Call-${tag}`, dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00', assignedUserId: me })).body;
+		const post = await key.post('/Note', { type: 'Post', parentType: 'Call', parentId: call.id, post: 'x' });
+		const stream = await key.get(`/Call/${call.id}/stream`, { offset: 0, maxSize: 5 });
+		const follow = await key.put(`/Call/${call.id}/subscription`);
+		return { post: summary(post, { pick: (b) => b && b.parentType }), stream: summary(stream, { pick: (b) => b && b.total }), follow: summary(follow) };
+	}],
 	['wrong API key', async ({ bad }) => summary(await bad.get('/Contact', { maxSize: 1 }))],
 	['no credentials', async ({ anon }) => summary(await anon.get('/Contact', { maxSize: 1 }))],
 	// Issue 32: the search parameters of lists, X-No-Total and paging by ID.
@@ -270,6 +280,7 @@ const PROBES = [
 			text('wildcard *', (tag) => `*${tag}@*.example.com`),
 			text('a phone number (not a text filter field of Contact)', () => '+1 555 0100'),
 			text('the middle of a name without *', (tag) => `rch${tag}`),
+			text('spaces around the text', (tag) => ` srch${tag} `),
 			['q instead of textFilter: total', async ({ key, tag }) => {
 				await seed(key, tag);
 				return summary(await key.get('/Contact', { select: 'name', q: `grace.${tag}@` }), { pick: (b) => b && { total: b.total, count: b.list.length } });

@@ -15,7 +15,7 @@ const { withSearchMetadata, subscribe } = require('./search');
  *   body: string | null, isHtml: boolean, attachmentIds: string[], emailId: string, sentAt: string }} OutboxMail
  * @typedef {{
  *   store: Store, dialect: Dialect, headers: Record<string, string | string[] | undefined>,
- *   query: Record<string, any>, body: any, restricted: Set<string>, emailSendingFails: boolean,
+ *   query: Record<string, any>, body: any, restricted: Set<string>, noStream: Set<string>, emailSendingFails: boolean,
  *   outbox: OutboxMail[], user: import('./users').SandboxUser, webhookScope: boolean,
  * }} Ctx
  */
@@ -452,7 +452,7 @@ function appUser(ctx) {
   const table = {};
   for (const [name, def] of Object.entries(ENTITY_DEFS)) {
     if (name === 'Webhook') continue;
-    table[name] = ctx.restricted.has(name) ? false : { create: 'yes', read: 'all', edit: 'all', delete: 'all', stream: 'all' };
+    table[name] = ctx.restricted.has(name) ? false : { create: 'yes', read: 'all', edit: 'all', delete: 'all', stream: ctx.noStream.has(name) ? 'no' : 'all' };
     if (def.scope?.acl === false) table[name] = true;
   }
   // A boolean scope: API users need it in their role; admins always have it.

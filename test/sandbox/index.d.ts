@@ -331,6 +331,8 @@ export interface Sandbox {
 	readonly dialect: Dialect;
 	setDialect(dialect: Dialect): void;
 	setRestrictedScopes(entityTypes: string[]): void;
+	/** Types whose records API users may read but whose stream their role does not allow: posts to them, their streams and follows are 403. reset() clears it. */
+	setNoStreamScopes(entityTypes: string[]): void;
 	/** Whether API users' role allows the Webhook scope; without it every /Webhook request of theirs is 403 with an empty reason. reset() allows it again. */
 	setWebhookScope(allowed: boolean): void;
 	/** EspoCRM's webhooks: queued events, delivery, what was sent. */

@@ -1480,4 +1480,26 @@ describe('as EspoCRM 8.1.5 answers (compare-sandbox.js)', () => {
 		const proxy = await get('/Contact');
 		expect([proxy.status, hasReasonHeader(proxy)]).toEqual([502, false]);
 	});
+	test('12. streams: a post to a Call is stored (no stream there), a post to a record that does not exist is 403 "No create access."; a role without Stream', async () => {
+		const call_ = (await post('/Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00', assignedUserId: SANDBOX_USERS.apiKey.id })).data;
+		expect((await post('/Note', { type: 'Post', parentType: 'Call', parentId: call_.id, post: 'x' })).status).toBe(200);
+		const callStream = await get(`/Call/${call_.id}/stream`);
+		expect([callStream.status, callStream.data.total]).toEqual([200, 1]);
+		expect(reason(await call('PUT', `/Call/${call_.id}/subscription`))).toEqual([200, undefined]);
+		expect(reason(await post('/Note', { type: 'Post', parentType: 'Contact', parentId: '0000000000000dead', post: 'x' }))).toEqual([403, 'No create access.']);
+		const metadata = (await get('/Metadata')).data;
+		expect([metadata.scopes.Contact.stream, metadata.scopes.Call.stream]).toEqual([true, undefined]);
+
+		const c = (await post('/Contact', { lastName: 'Streamless' })).data;
+		sb.setNoStreamScopes(['Contact']);
+		expect(reason(await post('/Note', { type: 'Post', parentType: 'Contact', parentId: c.id, post: 'x' }))).toEqual([403, 'No create access.']);
+		expect((await get(`/Contact/${c.id}`)).status).toBe(200);
+		expect((await get(`/Contact/${c.id}/stream`)).status).toBe(403);
+		expect((await call('PUT', `/Contact/${c.id}/subscription`)).status).toBe(403);
+		expect((await call('DELETE', `/Contact/${c.id}/subscription`)).data).toBe(true);
+		expect((await get('/App/user')).data.acl.table.Contact.stream).toBe('no');
+		expect((await call('GET', `/Contact/${c.id}/stream`, undefined, ADMIN)).status).toBe(200);
+		sb.reset();
+		expect((await post('/Contact', { lastName: 'Again' })).status).toBe(200);
+	});
 });

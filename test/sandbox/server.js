@@ -80,6 +80,8 @@ class Sandbox {
     this.failedLoginLimit = options.failedLoginLimit ?? 10;
     /** @type {Set<string>} */
     this.restricted = new Set(options.restrictedScopes ?? []);
+    /** @type {Set<string>} */
+    this.noStream = new Set();
     this.origin = '';
     this.baseUrl = '';
     this.server = http.createServer((req, res) => {
@@ -103,6 +105,14 @@ class Sandbox {
   /** Types the API user may not reach: absent from GET /Metadata, 403 on their endpoints. @param {string[]} scopes */
   setRestrictedScopes(scopes) {
     this.restricted = new Set(scopes);
+  }
+
+  /**
+   * Types whose records the API users' role lets them read but not their stream (Roles > <type>: Stream "no"): a post
+   * to one, its stream and a follow are 403. reset() allows the streams again. @param {string[]} scopes
+   */
+  setNoStreamScopes(scopes) {
+    this.noStream = new Set(scopes);
   }
 
   /** Whether the API users' role allows the Webhook scope (without it: 403 with an empty reason). @param {boolean} allowed */
@@ -141,6 +151,7 @@ class Sandbox {
     this.failedLogins.clear();
     this.maxInFlightSeen = this.inFlight;
     this.restricted = new Set(this.options.restrictedScopes ?? []);
+    this.noStream = new Set();
   }
 
   expireTokens() {
@@ -336,6 +347,8 @@ class Sandbox {
     /** @type {import('./handlers').Ctx} */
     const ctx = {
       store: this.store, dialect: this.dialect, headers: req.headers, body, restricted: this.restricted,
+      // An admin's role is not consulted: admins reach every stream.
+      noStream: user.isAdmin ? new Set() : this.noStream,
       // A server that does not page: every list starts at the first record, whatever the offset.
       query: {
         ...query,
@@ -601,10 +614,20 @@ function readBody(req) {
 function parseJson(text) {
   if (text === '') return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    const value = JSON.parse(text);
+    // PHP's json_decode refuses an escaped lone surrogate ("\ud83d" without its other half): "Single unpaired UTF-16
+    // surrogate in unicode escape" (EspoCRM 8.1.5 answers 500).
+    return hasLoneSurrogate(value) ? { ok: false } : { ok: true, value };
   } catch {
     return { ok: false };
   }
+}
+
+/** @param {unknown} value @returns {boolean} */
+function hasLoneSurrogate(value) {
+  if (typeof value === 'string') return /[\uD800-\uDFFF]/u.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, element]) => hasLoneSurrogate(key) || hasLoneSurrogate(element));
 }
 
 /**

@@ -13,6 +13,8 @@
  *     without a parent; no count: total -1 when there is more, -2 when not)
  *   - PUT / DELETE /{entityType}/{id}/subscription: Core/Record/Service::follow / unfollow, Tools/Stream/Service::
  *     followEntity (true also when already followed; on a type without stream nothing is recorded, still true)
+ *   - a type whose stream the role does not allow (Sandbox.setNoStreamScopes): a post to its records is 403 "No
+ *     create access.", their stream and a follow 403 (RecordService::find, Record\Service::follow: Forbidden)
  * A note: {id, number, type, post, data, parentType, parentId, parentName, attachmentsIds/Names/Types, isInternal,
  * isGlobal, createdAt, modifiedAt, createdById, createdByName}. The followers are the records' own (store.js:
  * isFollowed, followersIds).
@@ -110,7 +112,7 @@ class Streams {
       // A parent the user may not read the stream of, or that does not exist: Record\Service::create's access check
       // (Classes/Acl/Note/AccessChecker::checkEntityCreate).
       const noAccess = () => new ApiError(403, 'No create access.');
-      if (!isEntityType(String(body.parentType)) || ctx.restricted.has(String(body.parentType))) throw noAccess();
+      if (!isEntityType(String(body.parentType)) || ctx.restricted.has(String(body.parentType)) || ctx.noStream.has(String(body.parentType))) throw noAccess();
       if (!this.store.table(String(body.parentType)).get(String(body.parentId))) throw noAccess();
     }
     if (type !== 'Post' && !ctx.user.isAdmin) throw new ApiError(403, "Only 'Post' type allowed.");
@@ -154,6 +156,8 @@ class Streams {
   /** GET /{entityType}/{id}/stream: the record's notes with the total. @param {Ctx} ctx @param {string} entityType @param {string} id */
   recordStream(ctx, entityType, id) {
     if (!this.parent(ctx, entityType, id)) throw new ApiError(404, '');
+    // The record is found first, then its stream checked (acl checkEntity stream).
+    if (ctx.noStream.has(entityType)) throw new ApiError(403, '');
     const notes = this.notes.filter((note) => note.parentType === entityType && note.parentId === id).reverse();
     const { found, list } = this.page(ctx, notes, { type: entityType, id });
     return { total: found.length, list };
@@ -180,6 +184,8 @@ class Streams {
    * @param {Ctx} ctx @param {string} entityType @param {string} id @param {boolean} follow
    */
   subscription(ctx, entityType, id, follow) {
+    // Follow checks the role's stream access of the type before it looks for the record; unfollow does not check it.
+    if (follow && ctx.noStream.has(entityType)) throw new ApiError(403, '');
     const raw = this.parent(ctx, entityType, id);
     if (!raw) throw new ApiError(404, '');
     if (!ENTITY_DEFS[entityType].stream) return true;

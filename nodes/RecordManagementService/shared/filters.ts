@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { isDateOnly, readMoment, serverDateTime, todayIn, wallClock } from './dates';
 import type { Item } from './item';
-import { parseJsonParameter } from './validation';
+import { parseJsonParameter, requireWellFormed } from './validation';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 
@@ -401,12 +401,14 @@ export function whereOf(item: Item): IDataObject[] | undefined {
 		const items = conditions.map((condition, index) => whereItemOf(condition, index + 1, item.timeZone));
 		const problem = items.find((entry): entry is string => typeof entry === 'string');
 		if (problem) throw item.refuse('Conditions', `: ${problem}`);
+		items.forEach((where, index) => requireWellFormed(item, where, 'Conditions', `condition ${index + 1}`));
 		const matchType = item.parameter<string>('matchType', 'and');
 		where = matchType === 'or' && items.length > 1 ? [{ type: 'or', value: items }] : items;
 	} else if (mode === 'json') {
 		where = parseJsonParameter(item, item.parameter('whereJson'), 'Where (JSON)');
 		const problem = checkWhereList(where, 'where');
 		if (problem) throw item.refuse('Where (JSON)', `: ${problem}`);
+		requireWellFormed(item, where, 'Where (JSON)', 'where');
 		where = withTimeZones(where as IDataObject[], item.timeZone);
 	}
 	return Array.isArray(where) && where.length > 0 ? (where as IDataObject[]) : undefined;
@@ -422,6 +424,8 @@ export function listQueryOf(item: Item): IDataObject {
 		.map((name) => name.trim())
 		.filter((name) => name !== '')
 		.join(',');
+	requireWellFormed(item, select, 'Fields to Return');
+	requireWellFormed(item, options.orderBy, 'Sort By');
 	const where = whereOf(item);
 	return {
 		...(select ? { select } : {}),

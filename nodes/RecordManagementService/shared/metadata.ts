@@ -14,7 +14,8 @@ import { readFailure } from './errors';
 import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from './fieldMapper';
 import type { Item } from './item';
 import { INTERFACE_FIELDS } from './recordFields';
-import { apiRequest } from './transport';
+import { apiRequest, runOf } from './transport';
+import type { RequestContext } from './transport';
 import { entityTypeOf } from './validation';
 
 /**
@@ -41,7 +42,7 @@ interface LinkDef {
 }
 
 interface Metadata {
-	scopes?: Record<string, { entity?: boolean; object?: boolean; isCustom?: boolean; disabled?: boolean }>;
+	scopes?: Record<string, { entity?: boolean; object?: boolean; isCustom?: boolean; disabled?: boolean; stream?: boolean }>;
 	entityDefs?: Record<string, { fields?: Record<string, FieldDef>; links?: Record<string, LinkDef> }>;
 }
 
@@ -110,6 +111,28 @@ export async function readServer(context: ILoadOptionsFunctions): Promise<Server
 		get('/I18n', { default: 'true' }).catch(() => ({})),
 	]);
 	return { metadata: metadata as Metadata, labels: new Labels(translations as Translations), translations: translations as Translations };
+}
+
+/** The scopes of the server's metadata, per run (see `scopesOfRun`). */
+const scopesOfRuns = new WeakMap<object, Promise<Metadata['scopes']>>();
+
+/**
+ * The scopes of an EspoCRM server's metadata (which entity types there are, which have a stream), for a check an
+ * execution makes before it sends (Stream > Post and Follow). Read once per run, by the first item that asks, and
+ * only by the operations that ask: the metadata is a few hundred kilobytes. Undefined when it cannot be read (the
+ * check is then left to the server).
+ */
+export async function scopesOfRun(context: RequestContext, itemIndex: number): Promise<Metadata['scopes']> {
+	const run = runOf(context);
+	let scopes = scopesOfRuns.get(run);
+	if (!scopes) {
+		scopes = apiRequest<Metadata>(context, itemIndex, { method: 'GET', url: '/Metadata' }).then(
+			(metadata) => metadata?.scopes,
+			() => undefined,
+		);
+		scopesOfRuns.set(run, scopes);
+	}
+	return await scopes;
 }
 
 /** The form as a parameter reader for the shared helpers (item 0). */

@@ -17,11 +17,14 @@ export async function searchRecords(
 ): Promise<INodeListSearchResult> {
 	const entityType = chosenEntityType(this);
 	const offset = Number(paginationToken ?? 0);
-	const search = !filter
+	// Trimmed, as Search Text and EspoCRM's search box are: EspoCRM 8.1.5 matches the text as typed, so " smith" would
+	// find nothing and "smith " only names with a word after "smith".
+	const text = filter?.trim() ?? '';
+	const search = !text
 		? {}
 		: (await dialectOf(this)) === 'espocrm'
-			? { textFilter: filter }
-			: { where: [{ type: 'contains', attribute: 'name', value: filter }] };
+			? { textFilter: text }
+			: { where: [{ type: 'contains', attribute: 'name', value: text }] };
 	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(this, 0, {
 		method: 'GET',
 		url: `/${entityType}`,

@@ -4,6 +4,7 @@ import type { Dialect } from './dialect';
 import { dialectOf } from './dialect';
 import type { Item } from './item';
 import { chosenEntityType, readServer } from './metadata';
+import { requireWellFormed } from './validation';
 
 /**
  * EspoCRM's own ways of finding records, as its list views offer them: the search box (`textFilter`), the filter
@@ -70,6 +71,9 @@ export function searchQueryOf(item: Item, dialect: Dialect): IDataObject {
 	const textFilter = String(item.parameter<string>('searchText', '') ?? '').trim();
 	const primaryFilter = String(item.parameter<string>('primaryFilter', '') ?? '').trim();
 	const boolFilterList = namesOf(item.parameter('boolFilterList', []));
+	requireWellFormed(item, textFilter, 'Search Text');
+	requireWellFormed(item, primaryFilter, 'EspoCRM Filter');
+	requireWellFormed(item, boolFilterList, 'EspoCRM Check-Box Filters');
 	const query: IDataObject = {
 		...(textFilter ? { textFilter } : {}),
 		...(primaryFilter ? { primaryFilter } : {}),

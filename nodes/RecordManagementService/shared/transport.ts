@@ -23,6 +23,7 @@ import type { Expected } from './answers';
 import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, megabytes, tooLarge } from './answers';
 import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, readFailure, secretsOf, unusableAnswer } from './errors';
 import type { FailedResponse } from './errors';
+import { brokenTextIn, mendedBody } from './text';
 
 /** A postReceive of the node's own (a function, as Download's), not one of n8n's declarative actions. */
 type PostReceiveFunction = Extract<PostReceiveAction, (...args: never[]) => unknown>;
@@ -365,6 +366,21 @@ async function exchange<T>(
 	check: (answer: Exchanged, credentials: ICredentialDataDecryptedObject) => T,
 ): Promise<Sent<T>> {
 	const { node, settings } = runOf(context);
+	// Parameters that go into an address are refused where they are read, naming the parameter (validation.ts,
+	// requireWellFormed). This guards the rest (a value taken from an answer, say): n8n's encoder would send another
+	// character in place of a broken one, or throw "URI malformed".
+	if (brokenTextIn([request.url, request.qs])) {
+		throw new NodeOperationError(node, `A value for the request's address holds a broken character, such as half of an emoji (item ${itemIndex})`, {
+			itemIndex,
+			description: 'Nothing was sent for this item. Correct the text where it comes from.',
+		});
+	}
+	// A broken character in a JSON body (text.ts) goes out as the escape \ud83d, which EspoCRM 8.1.5 refuses with 500
+	// and no reason (PHP's json_decode: "Single unpaired UTF-16 surrogate"), so one cut-off emoji in a description
+	// would fail its item with an unexplained error. It is sent as U+FFFD (�) instead, as every UTF-8 encoder writes
+	// such a character (and a browser sends it from a form): the half character carries nothing, the rest of the text
+	// is kept. IDs and match values are never mended: they are refused, since another value would find another record.
+	if (request.body !== undefined) request = { ...request, body: mendedBody(request.body) };
 	return await sendReliably(context, itemIndex, idempotent, request, async (data, current) => {
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,

@@ -3,6 +3,7 @@ import { jsonParse } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
 import type { Item } from './item';
+import { brokenTextIn } from './text';
 
 /** Entity type and relationship names become path segments: only plain identifiers can never reach another path. */
 const PLAIN_IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -24,6 +25,24 @@ export function requirePlainIdentifier(item: Item, value: unknown, parameter: st
 }
 
 /**
+ * Refuses a value that holds a broken character (text.ts: half of an emoji, as cutting text short leaves it) before
+ * anything of the item is sent: in a request's address it cannot be encoded (encodeURIComponent throws "URI
+ * malformed", n8n's query encoder sends another character instead). `part` says where in the parameter, as
+ * "condition 2"; the path inside the value is added: "condition 2 (value)", "where[0].value".
+ */
+export function requireWellFormed(item: Item, value: unknown, parameter: string, part = ''): void {
+	const broken = brokenTextIn(value);
+	if (!broken) return;
+	const inside = broken.path.replace(/^\./, '');
+	const where = !part || !inside ? part || inside : inside.startsWith('[') ? `${part}${inside}` : `${part} (${inside})`;
+	throw item.refuse(
+		parameter,
+		`${where ? `: ${where} ` : ''}holds a broken character, such as half of an emoji`,
+		`Character ${broken.position + 1}${inside ? ` of ${inside}` : ''} is ${broken.codeUnit}, one half of a character written with two UTF-16 code units, as cutting text short can leave. Such a value cannot be sent in a request's address, so nothing was sent for this item. Correct the text where it comes from, or leave the broken half out with an expression such as {{ $json.text.replace(/[\\uD800-\\uDFFF]/gu, '') }}.`,
+	);
+}
+
+/**
  * A record ID, which goes into a path encoded. Encoding leaves "." and "..", which URL parsers resolve as
  * steps up the path (even when written %2E), so those are refused like an empty ID.
  */
@@ -36,6 +55,7 @@ export function requireId(item: Item, value: unknown, parameter: string): string
 		);
 	}
 	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	requireWellFormed(item, id, parameter);
 	if (id === '' || id === '.' || id === '..') {
 		throw item.refuse(
 			parameter,
@@ -71,6 +91,11 @@ export function parseJsonObject(item: Item, value: unknown, parameter: string): 
 		throw item.refuse(parameter, 'must be a JSON object', 'Write the fields as an object, such as {"name": "Acme"}.');
 	}
 	return parsed as IDataObject;
+}
+
+/** The parameter that names the item's entity type, as refusals name it: "Entity Type", or "Entity Type Name" for "Other". */
+export function entityTypeParameterOf(item: Item): string {
+	return item.parameter('entityType') === 'custom' ? 'Entity Type Name' : 'Entity Type';
 }
 
 /** The entity type chosen, or typed under "Entity Type Name"; anything but a plain name is refused. */

@@ -17,10 +17,18 @@ module.exports = (result, { model, sandbox }, assert) => {
 	assert.deepEqual(result.items('AI Agent'), [{ output: 'Bob Quote was already a lead: I added his request to it.' }]);
 
 	const lead = sandbox.store.list('Lead')[0];
-	// the three calls of the first turn, then the corrected update (the one with bad JSON sent nothing)
+	// the three calls of the first turn (the refused post reads its record, to tell a missing one from a role's refusal),
+	// then the corrected update (the one with bad JSON sent nothing)
 	assert.deepEqual(
 		sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path}`).sort(),
-		['409 POST /Lead', `404 PUT /Contact/${MISSING_ID}`, '403 GET /Opportunity', '403 POST /Note', `200 PUT /Lead/${lead.id}`].sort(),
+		[
+			'409 POST /Lead',
+			`404 PUT /Contact/${MISSING_ID}`,
+			'403 GET /Opportunity',
+			'403 POST /Note',
+			`403 GET /Opportunity/${OPPORTUNITY_ID}`,
+			`200 PUT /Lead/${lead.id}`,
+		].sort(),
 	);
 	assert.deepEqual(sandbox.find('PUT', `/Lead/${lead.id}`)[0].body, { description: 'Wants a quote for 20 seats.' });
 	assert.equal(sandbox.store.count('Lead'), 1, 'no second lead');

@@ -9,7 +9,7 @@ import { pathOf } from '../../shared/paths';
 import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
 import { apiRequest, runOf } from '../../shared/transport';
 import type { ApiRequest } from '../../shared/transport';
-import { entityTypeOf, requirePlainIdentifier } from '../../shared/validation';
+import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchKeyOf } from './upsertLookup';
 
 const show = { operation: ['upsert'] };
@@ -92,6 +92,8 @@ function read(item: Item): Upsert {
 	}
 	const matchValue = typeof given === 'number' || typeof given === 'boolean' ? given : String(given ?? '').trim();
 	if (matchValue === '') throw item.refuse('Match Value', 'is empty');
+	// Looked up in a query string shared with other items: refused here, so that only this item fails.
+	requireWellFormed(item, matchValue, 'Match Value');
 	const options = item.parameter<IDataObject>('upsertOptions', {});
 	const valuesPerLookup = options.valuesPerLookup ?? DEFAULT_VALUES_PER_LOOKUP;
 	if (!Number.isInteger(valuesPerLookup) || (valuesPerLookup as number) < 1) {

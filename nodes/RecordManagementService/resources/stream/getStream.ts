@@ -5,6 +5,7 @@ import { dialectOf, requireEspoCrm } from '../../shared/dialect';
 import { wantedRecords } from '../../shared/filters';
 import { pathOf } from '../../shared/paths';
 import { listRecords } from '../../shared/listing';
+import { requireWellFormed } from '../../shared/validation';
 
 const show = { resource: ['stream'], operation: ['getStream'] };
 
@@ -79,6 +80,7 @@ export async function getStream(this: IExecuteFunctions): Promise<INodeExecution
 		const wanted = wantedRecords(item);
 		const options = item.parameter<IDataObject>('streamOptions', {});
 		const noteTypes = ([] as unknown[]).concat(options.noteTypes ?? []).map(String);
+		requireWellFormed(item, noteTypes, 'Note Types');
 		const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
 		return await listRecords(this, item.index, { url, qs }, wanted, { serverOrder: true });
 	});

@@ -4,12 +4,21 @@ import { dialectOf, requireEspoCrm } from '../../shared/dialect';
 import { routedItemOf } from '../../shared/item';
 import { resolvePath } from '../../shared/paths';
 import { outcomeItem } from '../../shared/transport';
+import { entityTypeOf } from '../../shared/validation';
 import { getStreamFields } from './getStream';
 import { postFields } from './post';
+import { requireStream } from './streamScopes';
 
 /** preSend of the routed operations: EspoCRM's, refused before the request on a Standard server. */
 async function requireEspoCrmServer(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
 	requireEspoCrm(routedItemOf(this), await dialectOf(this), 'Stream');
+	return request;
+}
+
+/** preSend of Follow: a record of a type without a stream is refused before the request (streamScopes.ts). */
+async function requireStreamToFollow(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
+	const item = routedItemOf(this);
+	await requireStream(this, item, entityTypeOf(item), 'follow');
 	return request;
 }
 
@@ -34,7 +43,7 @@ export const streamOperations: INodeProperties = {
 			description: "Make the API user follow a record, so that the record's changes and posts come in the API user's stream",
 			routing: {
 				request: { method: 'PUT', url: '/{entityType}/{recordId}/subscription' },
-				send: { preSend: [requireEspoCrmServer, resolvePath], paginate: true },
+				send: { preSend: [requireEspoCrmServer, resolvePath, requireStreamToFollow], paginate: true },
 				output: { postReceive: [outcomeItem({ followed: true })] },
 			},
 		},

@@ -1,12 +1,15 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
+import { asNodeError, readFailure } from '../../shared/errors';
+import type { Item } from '../../shared/item';
+import { pathOf } from '../../shared/paths';
 import { apiRequest } from '../../shared/transport';
 import { entityTypeOf, recordIdOf } from '../../shared/validation';
+import { requireStream } from './streamScopes';
 
 const show = { resource: ['stream'], operation: ['post'] };
 
@@ -51,9 +54,59 @@ export const postFields: INodeProperties[] = [
 	},
 ];
 
+/** Whether the record a post was refused for exists and the API user may read it: 200, 403 or 404 to a read. */
+async function parentReadStatus(context: IExecuteFunctions, item: Item, entityType: string, recordId: string): Promise<number | undefined> {
+	try {
+		await apiRequest(context, item.index, { method: 'GET', url: pathOf(item, '/{entityType}/{recordId}', { entityType, recordId }), expect: 'record' });
+		return 200;
+	} catch (error) {
+		return readFailure(error).status;
+	}
+}
+
 /**
- * Posts to a record's stream: checks the record and the files first, uploads the files as attachments of a note's
- * `attachments` field, then POST /Note with type "Post". Outputs the note EspoCRM created.
+ * A failed post, explained. EspoCRM 8.1.5 answers 403 "No create access." both to a post to a record that does not
+ * exist and to one the API user's role does not allow (Classes/Acl/Note/AccessChecker::checkEntityCreate), where
+ * Follow and Get Many of the same record say 404: after a 403 the record is read, to tell which it is.
+ */
+async function explainedFailure(
+	context: IExecuteFunctions,
+	item: Item,
+	error: unknown,
+	parent: { type: string; id: string },
+	attachmentsIds: string[],
+) {
+	let failure = asNodeError(item.node, error, item.index);
+	const explanations: string[] = [];
+	if (failure instanceof NodeApiError && failure.httpCode === '403') {
+		const status = await parentReadStatus(context, item, parent.type, parent.id);
+		if (status === 404) {
+			const reason = String(failure.errorResponse?.reason ?? '');
+			const message = `The ${parent.type} record "${parent.id}" does not exist (404)`;
+			failure = new NodeApiError(item.node, { message, httpCode: '404' } as JsonObject, {
+				message,
+				description: `EspoCRM answered the post with 403${reason ? ` "${reason}"` : ''}, as it answers a post to a record that does not exist; reading the record answered 404. Check the record ID and the entity type.`,
+				httpCode: '404',
+				itemIndex: item.index,
+			});
+		} else if (status === 200) {
+			explanations.push(
+				`The API user may read the record, but its role does not allow the stream of ${parent.type} records (Administration > Roles > ${parent.type}: Stream).`,
+			);
+		} else {
+			explanations.push(
+				`EspoCRM lets the API user post only to records it may read and whose stream its role allows (Administration > Roles > ${parent.type}: Read and Stream).`,
+			);
+		}
+	}
+	if (attachmentsIds.length) explanations.push(`The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.`);
+	if (explanations.length) failure.description = [failure.description ?? '', ...explanations].join(' ').trim();
+	return failure;
+}
+
+/**
+ * Posts to a record's stream: checks the record, its type (one with a stream) and the files first, uploads the files
+ * as attachments of a note's `attachments` field, then POST /Note with type "Post". Outputs the note EspoCRM created.
  */
 export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const dialect = await dialectOf(this);
@@ -67,6 +120,7 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 		if ((typeof text !== 'string' || text.trim() === '') && files.length === 0) {
 			throw item.refuse('Text', 'is empty', 'Write the text of the post, or attach files (option Files).');
 		}
+		await requireStream(this, item, parentType, 'post');
 
 		const attachmentsIds: string[] = [];
 		for (const file of files) {
@@ -83,16 +137,7 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 		try {
 			return await apiRequest(this, item.index, { method: 'POST', url: '/Note', body: note, expect: 'record' });
 		} catch (error) {
-			const nodeError = asNodeError(item.node, error, item.index);
-			const status = nodeError instanceof NodeApiError ? Number(nodeError.httpCode) : undefined;
-			const explanations = [
-				status === 403
-					? `EspoCRM lets the API user post only to records it may read and whose stream its role allows (Administration > Roles > ${parentType}: Read and Stream).`
-					: '',
-				attachmentsIds.length ? `The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.` : '',
-			].filter(Boolean);
-			if (explanations.length) nodeError.description = [nodeError.description ?? '', ...explanations].join(' ').trim();
-			throw nodeError;
+			throw await explainedFailure(this, item, error, { type: parentType, id: parentId }, attachmentsIds);
 		}
 	});
 }
