@@ -370,6 +370,31 @@ describe("Return All in the list's order (issue 40.4, version 1.1)", () => {
 		expect(listRequests().map((request) => request.query.offset)).toEqual(['0', '200']);
 	});
 
+	test("Get Many Related: by offset in the related list's order, as a Limit (version 1 paged by ID)", async () => {
+		const account = store().create('Account', { name: 'Engines Ltd' });
+		for (let index = 0; index < 210; index++) {
+			const contact = store().create('Contact', { firstName: 'P', lastName: `N${index}` });
+			store().link('Account', account.id, 'contacts', contact.id);
+		}
+		const related = (parameters: IDataObject) => ({
+			resource: 'relationship',
+			operation: 'getManyRelated',
+			entityType: 'Account',
+			recordId: { __rl: true, mode: 'id', value: account.id },
+			link: 'contacts',
+			listOptions: { select: 'lastName' },
+			...parameters,
+		});
+		const limited = await bed.run(related({ returnAll: false, limit: 210 }), undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(related({ returnAll: true }), undefined, v11);
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(lists().map((request) => [request.query.offset, request.query.orderBy])).toEqual([
+			['0', undefined],
+			['200', undefined],
+		]);
+	});
+
 	test('Search Text: by offset (EspoCRM may order a full-text search by relevance)', async () => {
 		for (let index = 0; index < 210; index++) store().create('Contact', { firstName: 'Ada', lastName: `N${index}` });
 		const all = await bed.run(getMany({ entityType: 'Contact', searchText: 'ada' }), undefined, v11);
