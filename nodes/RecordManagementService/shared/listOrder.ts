@@ -22,12 +22,16 @@ interface EntityDefs {
  * The order Return All can page in from the last record read (version 1.1 on), EspoCRM's own for the list: the
  * chosen Sort By (ascending unless Sort Order says otherwise), else the entity type's default
  * (`entityDefs.<Type>.collection`: Contact by createdAt, descending), else the ID. Undefined where paging must count
- * an offset: a field type whose order a `where` cannot follow exactly (KEYSET_FIELD_TYPES), or Search Text (EspoCRM
- * may order a full-text search by relevance first). `metadata` reads the server's metadata (once per run).
+ * an offset: a field type whose order a `where` cannot follow exactly (KEYSET_FIELD_TYPES), Search Text (EspoCRM
+ * may order a full-text search by relevance first), metadata the server does not give. `metadata` reads the
+ * server's metadata (once per run).
  */
 export async function keysetOrderOf(qs: IDataObject, entityType: string, metadata: () => Promise<IDataObject>): Promise<KeysetOrder | undefined> {
 	if (qs.textFilter !== undefined || qs.q !== undefined) return undefined;
-	const defs = (((await metadata()).entityDefs as IDataObject | undefined)?.[entityType] ?? {}) as EntityDefs;
+	// Without the metadata (an API user refused it) the order is not known: by offset.
+	const all = await metadata().catch(() => undefined);
+	if (all === undefined) return undefined;
+	const defs = ((all.entityDefs as IDataObject | undefined)?.[entityType] ?? {}) as EntityDefs;
 	const chosen = typeof qs.orderBy === 'string' && qs.orderBy !== '';
 	const field = chosen ? (qs.orderBy as string) : (defs.collection?.orderBy ?? 'id');
 	const order = String(qs.order ?? (chosen ? 'asc' : (defs.collection?.order ?? 'asc'))).toLowerCase();
