@@ -2,7 +2,7 @@
 'use strict';
 /*
  * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll,
- *                                                   rawSort,nodeSort,nodeListOrder]
+ *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder]
  *                         [--runs N] [--no-build] [--keep] [--json FILE]
  *
  * Creates on the real EspoCRM 8.1.5 of the tests (scripts/espocrm/espocrm.js), the `create` job of `npm run bench` on
@@ -24,7 +24,8 @@
  * tree's peak while it ran. Requests and the server's own time per case come from PHP's server log.
  * Return All in the list's order (issue 40.4, the node's version 1.1): sorted by lastName with the 4 fields, this
  * node (paged from the last record read) against the raw client paging by offset in the same order (rawSort,
- * nodeSort); and without a sort order (EspoCRM's default, createdAt newest first) with the 4 fields (nodeListOrder,
+ * nodeSort; lastName has no index in EspoCRM's Contact, so every page scans the table), the same by firstName (which
+ * has one: rawSortFirst, nodeSortFirst); and without a sort order (EspoCRM's default, createdAt newest first) with the 4 fields (nodeListOrder,
  * against rawSel). Goal: nodeSort ≤ 0.3x rawSort; every record once.
  * Goals (issue 32): this node ≤ 0.3x the raw client's time with Fields to Return, ≤ 0.6x without; every record once;
  * peak memory ≤ the HTTP Request node's. With --runs N (default 1) every case runs N times, one run of all cases after
@@ -143,6 +144,9 @@ function workflows() {
 		...inSubWorkflow('rmsEspoSubSrt001', 'rmsEspoRunSrt001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields', [
 			node({ listOptions: { select: SELECT, orderBy: 'lastName', order: 'asc' } }, 1.1),
 		]),
+		...inSubWorkflow('rmsEspoSubSrf001', 'rmsEspoRunSrf001', 'bench espocrm: Return All by firstName, this node 1.1, 4 fields', [
+			node({ listOptions: { select: SELECT, orderBy: 'firstName', order: 'asc' } }, 1.1),
+		]),
 		...inSubWorkflow('rmsEspoSubLst001', 'rmsEspoRunLst001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields", [
 			node({ listOptions: { select: SELECT } }, 1.1),
 		]),
@@ -216,6 +220,8 @@ async function main() {
 			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
 			{ key: 'rawSort', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'lastName', order: 'asc' }) },
 			{ key: 'nodeSort', label: `this node 1.1, Return All sorted by lastName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrt001' },
+			{ key: 'rawSortFirst', label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }) },
+			{ key: 'nodeSortFirst', label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrf001' },
 			{ key: 'nodeListOrder', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunLst001' },
 		];
 		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
@@ -260,7 +266,7 @@ async function main() {
 
 		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
 		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', nodeListOrder: 'rawSel' };
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel' };
 		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
@@ -295,6 +301,7 @@ async function main() {
 			['nodeSel', 0.3, 'with Fields to Return'],
 			['nodeAll', 0.6, 'without'],
 			['nodeSort', 0.3, 'sorted by lastName, with Fields to Return (version 1.1)'],
+			['nodeSortFirst', 0.3, 'sorted by firstName, with Fields to Return (version 1.1)'],
 		]) {
 			if (!has(key, refOf[key])) continue;
 			const ratio = median(ratiosOf(key, refOf[key]));
