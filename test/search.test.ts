@@ -304,3 +304,120 @@ describe('Return All paging', () => {
 		expect(lists().map((request) => request.headers['x-no-total'])).toEqual(['true']);
 	});
 });
+
+describe("Return All in the list's order (issue 40.4, version 1.1)", () => {
+	const v11 = { typeVersion: 1.1 };
+	const ids = (items: IDataObject[]) => items.map((item) => String(item.id));
+	/** The list's requests, metadata left out. */
+	const listRequests = () => lists().filter((request) => request.path === '/Contact' || request.path === '/Account');
+
+	test('without a sort order: the order of a Limit (Contact: createdAt, newest first), paged from the last record; created and deleted meanwhile', async () => {
+		// 450 records, many created within the same second: the ID breaks the ties, as EspoCRM's ORDER BY does.
+		const existing = Array.from({ length: 450 }, (_, index) => store().create('Contact', { firstName: 'P', lastName: `N${index}` }));
+		const limited = await bed.run(getMany({ entityType: 'Contact', returnAll: false, limit: 250 }), undefined, v11);
+		expect(limited.json).toHaveLength(250);
+
+		bed.sandbox.clearRequests();
+		// 220th newest: among the Limit's 250, on Return All's second page; deleted once the first page is read.
+		const doomed = existing[229];
+		expect(ids(limited.json)).toContain(doomed.id);
+		let created: IDataObject | undefined;
+		onRequest = (request) => {
+			if (request.path !== '/Contact' || created) return;
+			store().delete('Contact', doomed.id);
+			created = store().create('Contact', { firstName: 'P', lastName: 'Late' });
+		};
+		const all = await bed.run(getMany({ entityType: 'Contact' }), undefined, v11);
+		expect(all.error).toBeUndefined();
+		const read = ids(all.json);
+		expect(new Set(read).size).toBe(read.length);
+		// Every record that was there throughout, once; the one created meanwhile once if it sorts after the cursor
+		// (created in the same second as others, its ID decides), else not.
+		expect(read.filter((id) => id !== created!.id).sort()).toEqual(ids(existing.filter((record) => record !== doomed)).sort());
+		// The first 250 of Return All are the Limit's 250, but for the one deleted meanwhile.
+		expect(read.slice(0, 249)).toEqual(ids(limited.json).filter((id) => id !== doomed.id));
+
+		const requests = listRequests();
+		expect(requests).toHaveLength(3);
+		for (const [index, request] of requests.entries()) {
+			expect(request.headers['x-no-total']).toBe('true');
+			expect(request.query).toMatchObject({ orderBy: 'createdAt', order: 'desc', maxSize: '200' });
+			expect(request.query.offset).toBeUndefined();
+			if (index === 0) {
+				expect(request.query.where).toBeUndefined();
+				continue;
+			}
+			const last = all.json[index * 200 - 1];
+			expect(request.query.where).toEqual([
+				{
+					type: 'or',
+					value: [
+						{ type: 'lessThan', attribute: 'createdAt', value: String(last.createdAt) },
+						{ type: 'and', value: [{ type: 'equals', attribute: 'createdAt', value: String(last.createdAt) }, { type: 'lessThan', attribute: 'id', value: String(last.id) }] },
+						{ type: 'isNull', attribute: 'createdAt' },
+					],
+				},
+			]);
+		}
+	});
+
+	test.each(['asc', 'desc'] as const)(
+		'sorted by a text field (%s): NULLs, letter case and ties in the order of a Limit, every record once',
+		async (order) => {
+			const statuses = [null, 'alpha', 'Alpha', 'beta', null, 'BETA', 'gamma', 'alpha'];
+			for (let index = 0; index < 430; index++) store().create('Account', { name: `Firm ${index}`, status: statuses[index % statuses.length] });
+			const parameters = getMany({ entityType: 'Account', listOptions: { orderBy: 'status', order } });
+			const limited = await bed.run({ ...parameters, returnAll: false, limit: 430 }, undefined, v11);
+			bed.sandbox.clearRequests();
+			const all = await bed.run(parameters, undefined, v11);
+			expect(all.error).toBeUndefined();
+			expect(ids(all.json)).toEqual(ids(limited.json));
+			const requests = listRequests();
+			expect(requests).toHaveLength(3);
+			expect(requests.every((request) => request.query.offset === undefined && request.query.orderBy === 'status')).toBe(true);
+		},
+	);
+
+	test('sorted by an enum (EspoCRM sorts by its options, not comparable in where): by offset, in the order of a Limit', async () => {
+		const types = ['Reseller', 'Customer', '', 'Partner'];
+		for (let index = 0; index < 250; index++) store().create('Account', { name: `Firm ${index}`, type: types[index % types.length] });
+		const parameters = getMany({ entityType: 'Account', listOptions: { orderBy: 'type' } });
+		const limited = await bed.run({ ...parameters, returnAll: false, limit: 250 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(parameters, undefined, v11);
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(listRequests().map((request) => request.query.offset)).toEqual(['0', '200']);
+	});
+
+	test("Get Many Related: by offset in the related list's order, as a Limit (version 1 paged by ID)", async () => {
+		const account = store().create('Account', { name: 'Engines Ltd' });
+		for (let index = 0; index < 210; index++) {
+			const contact = store().create('Contact', { firstName: 'P', lastName: `N${index}` });
+			store().link('Account', account.id, 'contacts', contact.id);
+		}
+		const related = (parameters: IDataObject) => ({
+			resource: 'relationship',
+			operation: 'getManyRelated',
+			entityType: 'Account',
+			recordId: { __rl: true, mode: 'id', value: account.id },
+			link: 'contacts',
+			listOptions: { select: 'lastName' },
+			...parameters,
+		});
+		const limited = await bed.run(related({ returnAll: false, limit: 210 }), undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(related({ returnAll: true }), undefined, v11);
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(lists().map((request) => [request.query.offset, request.query.orderBy])).toEqual([
+			['0', undefined],
+			['200', undefined],
+		]);
+	});
+
+	test('Search Text: by offset (EspoCRM may order a full-text search by relevance)', async () => {
+		for (let index = 0; index < 210; index++) store().create('Contact', { firstName: 'Ada', lastName: `N${index}` });
+		const all = await bed.run(getMany({ entityType: 'Contact', searchText: 'ada' }), undefined, v11);
+		expect(all.json).toHaveLength(210);
+		expect(listRequests().map((request) => request.query.offset)).toEqual(['0', '200']);
+	});
+});

@@ -322,3 +322,71 @@ describe('Create or Update trusts no answer that is not a record', () => {
 		expect(store().list('Account')).toEqual([expect.objectContaining({ id: jose.id, description: 'two' })]);
 	});
 });
+
+describe('Create or Update by phone number (issue 40.1): matched in the form EspoCRM stores it', () => {
+	const upsertByPhone = {
+		resource: 'record',
+		operation: 'upsert',
+		entityType: 'Contact',
+		matchField: 'phoneNumber',
+		matchValue: '={{ $json.phone }}',
+		fields: { lastName: '={{ $json.last }}', description: '={{ $json.note }}' },
+	};
+	const number = (n: number) => `+1555400${String(n).padStart(4, '0')}`;
+
+	test('20 items written "+1 555 400 0041" update the 20 contacts stored as "+15554000041": one look-up, no create', async () => {
+		const stored = Array.from({ length: 20 }, (_, n) => store().create('Contact', { lastName: `Phone${n}`, phoneNumber: number(41 + n) }));
+		expect(stored.map((contact) => contact.phoneNumber)).toEqual(Array.from({ length: 20 }, (_, n) => number(41 + n)));
+		const items = Array.from({ length: 20 }, (_, n) => ({ phone: ` +1 555 400 ${String(41 + n).padStart(4, '0')} `, last: `Phone${n}`, note: 'updated' }));
+
+		const result = await bed.run(upsertByPhone, items);
+		expectNoOutputError(result);
+
+		expect(bed.received('POST')).toEqual([]);
+		expect(bed.received('PUT').map((request) => request.path).sort()).toEqual(stored.map((contact) => `/Contact/${contact.id}`).sort());
+		expect(result.json.map((json) => json.id)).toEqual(stored.map((contact) => contact.id));
+		expect(store().count('Contact')).toBe(20);
+		// One look-up: each value as EspoCRM stores it and as given.
+		expect(lookups()).toHaveLength(1);
+		const [where] = whereOf(lookups()[0]);
+		expect(where).toMatchObject({ type: 'in', attribute: 'phoneNumber' });
+		expect(where.value).toEqual(expect.arrayContaining([number(41), '+1 555 400 0041', number(60), '+1 555 400 0060']));
+	});
+
+	test('other spellings EspoCRM stores in E.164, a second number, a number without "+" and a new one written twice', async () => {
+		const dashed = store().create('Contact', { lastName: 'Dashed', phoneNumber: number(70) });
+		const extension = store().create('Contact', { lastName: 'Extension', phoneNumber: number(71) });
+		const vanity = store().create('Contact', { lastName: 'Vanity', phoneNumber: '+1 800 FLOWERS' });
+		const second = store().create('Contact', {
+			lastName: 'Second',
+			phoneNumber: number(72),
+			phoneNumberData: [
+				{ phoneNumber: number(72), primary: true },
+				{ phoneNumber: '+1 555 400 0073', primary: false },
+			],
+		});
+		const local = store().create('Contact', { lastName: 'Local', phoneNumber: '555 400 0074' });
+		// As EspoCRM 8.1.5 stores them.
+		expect([vanity.phoneNumber, store().get('Contact', second.id)?.phoneNumberData, local.phoneNumber]).toEqual([
+			'+18003569377',
+			[expect.objectContaining({ phoneNumber: number(72) }), expect.objectContaining({ phoneNumber: number(73) })],
+			'555 400 0074',
+		]);
+
+		const result = await bed.run(upsertByPhone, [
+			{ phone: '+1 (555) 400-0070', last: 'Dashed', note: 'dashed' },
+			{ phone: '+1.555.400.0071 ext. 9', last: 'Extension', note: 'extension' },
+			{ phone: '+1-800-flowers', last: 'Vanity', note: 'vanity' },
+			{ phone: '+1 555 400 0073', last: 'Second', note: 'second' },
+			{ phone: '555 400 0074', last: 'Local', note: 'local' },
+			{ phone: '+1 555 400 0075', last: 'New', note: 'created' },
+			{ phone: '+15554000075', last: 'New', note: 'updated' },
+		]);
+		expectNoOutputError(result);
+
+		expect(result.json.map((json) => json.id)).toEqual([dashed.id, extension.id, vanity.id, second.id, local.id, expect.any(String), result.json[5].id]);
+		expect(bed.received('POST')).toHaveLength(1);
+		expect(store().count('Contact')).toBe(6);
+		expect(store().get('Contact', String(result.json[5].id))).toMatchObject({ phoneNumber: number(75), description: 'updated' });
+	});
+});

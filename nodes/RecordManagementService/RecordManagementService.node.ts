@@ -43,7 +43,9 @@ export class RecordManagementService implements INodeType {
 		name: 'recordManagementService',
 		icon: { light: 'file:recordManagementService.svg', dark: 'file:recordManagementService.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Return All from EspoCRM in the list's own order (version 1: by ID when no sort order is set).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		// "Get Many: Contact", as the operation and the entity type are named in the form.
 		subtitle:
 			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download", post: "Post", getStream: "Get Many", follow: "Follow", unfollow: "Unfollow" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment", stream: "Stream" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',

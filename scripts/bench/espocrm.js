@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 /*
- * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll]
+ * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll,
+ *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder]
  *                         [--runs N] [--no-build] [--keep] [--json FILE]
  *
  * Creates on the real EspoCRM of the tests (the release given at run time: scripts/espocrm/espocrm.js), the `create`
@@ -21,6 +22,11 @@
  * inSubWorkflow: the run data of 100,000 records is longer than the longest string `n8n execute` can print, and a
  * fresh n8n's start-up garbage must be collected first); their time is that node's, their memory the n8n process
  * tree's peak while it ran. Requests and the server's own time per case come from PHP's server log.
+ * Return All in the list's order (issue 40.4, the node's version 1.1): sorted by lastName with the 4 fields, this
+ * node (paged from the last record read) against the raw client paging by offset in the same order (rawSort,
+ * nodeSort; lastName has no index in EspoCRM's Contact, so every page scans the table), the same by firstName (which
+ * has one: rawSortFirst, nodeSortFirst); and without a sort order (EspoCRM's default, createdAt newest first) with the 4 fields (nodeListOrder,
+ * against rawSel). Goal: nodeSort ≤ 0.3x rawSort; every record once.
  * Goals (issue 32): this node ≤ 0.3x the raw client's time with Fields to Return, ≤ 0.6x without; every record once;
  * peak memory ≤ the HTTP Request node's. With --runs N (default 1) every case runs N times, one run of all cases after
  * another; the table gives the median (min–max), ratios are taken within each run, and the goals are judged on the
@@ -98,13 +104,13 @@ function get(apiBase, apiKey, pathname, query) {
 }
 
 /** The raw client: offset paging, the total counted on every page, one page after another until a short page. */
-async function rawOffset(apiBase, apiKey, select) {
+async function rawOffset(apiBase, apiKey, select, order = {}) {
 	global.gc();
 	const ids = new Set();
 	let records = 0;
 	const started = performance.now();
 	for (let offset = 0; ; offset += 200) {
-		const page = await get(apiBase, apiKey, '/Contact', { offset, maxSize: 200, ...(select ? { select: select.join(',') } : {}) });
+		const page = await get(apiBase, apiKey, '/Contact', { offset, maxSize: 200, ...(select ? { select: select.join(',') } : {}), ...order });
 		for (const r of page.list) ids.add(r.id);
 		records += page.list.length;
 		if (page.list.length < 200) break;
@@ -123,10 +129,10 @@ function requestsSince(logFile, from) {
 }
 
 function workflows() {
-	const node = (parameters) => ({
+	const node = (parameters, typeVersion = 1) => ({
 		name: 'Get Many',
 		type: NODE_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		parameters: { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, ...parameters },
 		credentials: { recordManagementServiceApi: CREDENTIAL },
 	});
@@ -135,6 +141,15 @@ function workflows() {
 		createsOfHttpRequestNode('rmsEspoCreate002', 'bench espocrm: creates, HTTP Request node', CREATES, apiBase, apiKey),
 		...inSubWorkflow('rmsEspoSubAll001', 'rmsEspoRunAll001', 'bench espocrm: Return All, this node', [node({})]),
 		...inSubWorkflow('rmsEspoSubSel001', 'rmsEspoRunSel001', 'bench espocrm: Return All, this node, 4 fields', [node({ listOptions: { select: SELECT } })]),
+		...inSubWorkflow('rmsEspoSubSrt001', 'rmsEspoRunSrt001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields', [
+			node({ listOptions: { select: SELECT, orderBy: 'lastName', order: 'asc' } }, 1.1),
+		]),
+		...inSubWorkflow('rmsEspoSubSrf001', 'rmsEspoRunSrf001', 'bench espocrm: Return All by firstName, this node 1.1, 4 fields', [
+			node({ listOptions: { select: SELECT, orderBy: 'firstName', order: 'asc' } }, 1.1),
+		]),
+		...inSubWorkflow('rmsEspoSubLst001', 'rmsEspoRunLst001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields", [
+			node({ listOptions: { select: SELECT } }, 1.1),
+		]),
 		...inSubWorkflow(
 			'rmsEspoSubHtp001',
 			'rmsEspoRunHtp001',
@@ -205,6 +220,11 @@ async function main() {
 			{ key: 'http', label: `HTTP Request node, pagination + Split Out, select ${SELECT.length} fields`, workflow: 'rmsEspoRunHtp001' },
 			{ key: 'rawAll', label: 'raw client, offset + total on every page, all fields', raw: () => rawOffset(apiBase, apiKey) },
 			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
+			{ key: 'rawSort', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'lastName', order: 'asc' }) },
+			{ key: 'nodeSort', label: `this node 1.1, Return All sorted by lastName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrt001' },
+			{ key: 'rawSortFirst', label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }) },
+			{ key: 'nodeSortFirst', label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrf001' },
+			{ key: 'nodeListOrder', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunLst001' },
 		];
 		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
 		// runs[k][case key]: one measurement
@@ -248,7 +268,7 @@ async function main() {
 
 		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
 		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate' };
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel' };
 		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
@@ -282,6 +302,8 @@ async function main() {
 		for (const [key, max, what] of [
 			['nodeSel', 0.3, 'with Fields to Return'],
 			['nodeAll', 0.6, 'without'],
+			['nodeSort', 0.3, 'sorted by lastName, with Fields to Return (version 1.1)'],
+			['nodeSortFirst', 0.3, 'sorted by firstName, with Fields to Return (version 1.1)'],
 		]) {
 			if (!has(key, refOf[key])) continue;
 			const ratio = median(ratiosOf(key, refOf[key]));

@@ -222,6 +222,8 @@ export interface RunOptions {
 	/** Other node settings: n8n's own "Retry On Fail" (retryOnFail, maxTries, waitBetweenTries), "Always Output Data". */
 	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'alwaysOutputData'>;
 	timezone?: string;
+	/** The node's version (`typeVersion`); 1 when not given, as the tests written for version 1 expect. */
+	typeVersion?: number;
 }
 
 export interface RunResult {
@@ -250,7 +252,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			id: 'rms',
 			name: 'Record Management Service',
 			type: NODE_TYPE,
-			typeVersion: 1,
+			typeVersion: options.typeVersion ?? 1,
 			position: [200, 0],
 			parameters: options.parameters as INode['parameters'],
 			credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox' } },

@@ -21,8 +21,30 @@ const { validationError, phpError, parseDate, parseStrictDateTime, parseDateTime
 
 const EMAIL_RE = /^[^\s@;,<>()[\]"]+@[^\s@;,<>()[\]"]+\.[^\s@;,<>()[\]"]+$/;
 
-/** EspoCRM stores phone numbers without separators (`+1 555 0100` → `+15550100`). @param {string} v */
-const normalisePhone = (v) => v.trim().replace(/[\s\-().]/g, '');
+const KEYPAD = ['ABC', 'DEF', 'GHI', 'JKL', 'MNO', 'PQRS', 'TUV', 'WXYZ'];
+
+/**
+ * As EspoCRM 8.1.5 stores a phone number (Core/PhoneNumber/Sanitizer.php, with its default `phoneNumberInternational`):
+ * one that starts with "+" is parsed by libphonenumber and stored in E.164, `+1 (555) 400-0041 ext. 7` → `+15554000041`
+ * (the extension dropped, three or more letters as keypad digits); one it cannot parse, and any without "+", as given,
+ * trimmed. Not modelled: the trunk prefix after a country code that libphonenumber drops by country ("+44 (0)20").
+ * @param {string} v
+ */
+function normalisePhone(v) {
+  const given = v.trim();
+  if (!given.startsWith('+')) return given;
+  const number = given.replace(/(?:;ext=|\s*(?:ext\.?|x|#)\s*)\d{1,20}#?$/i, '');
+  if (/[^0-9A-Za-z+\s\-().\/]/.test(number)) return given;
+  const letters = (number.match(/[A-Za-z]/g) ?? []).length;
+  let digits = '';
+  for (const c of number.slice(1)) {
+    if (/\d/.test(c)) digits += c;
+    else if (letters >= 3 && /[A-Za-z]/.test(c)) digits += String(KEYPAD.findIndex((keys) => keys.includes(c.toUpperCase())) + 2);
+  }
+  // A country code and a national number of 2 to 17 digits, at least three digits in all.
+  if ((number.match(/\d/g) ?? []).length < 3 || digits.length > 20 || digits.startsWith('0')) return given;
+  return `+${digits}`;
+}
 
 /** PHP's is_numeric. @param {unknown} v */
 function isNumeric(v) {

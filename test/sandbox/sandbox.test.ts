@@ -51,6 +51,16 @@ beforeEach(() => {
 });
 
 describe('records', () => {
+	test('a phone number is stored as EspoCRM 8.1.5 stores it: with "+" in E.164, without "+" as given', async () => {
+		// Each under another name: EspoCRM's duplicate check would refuse a second Contact of the same name.
+		const stored = async (phoneNumber: string) => (await post('/Contact', { lastName: `Phone ${phoneNumber}`, phoneNumber })).data.phoneNumber;
+		expect(await stored(' +1 555 400 0041 ')).toBe('+15554000041');
+		expect(await stored('+1 (555) 400-0041 ext. 7')).toBe('+15554000041');
+		expect(await stored('+1-800-FLOWERS')).toBe('+18003569377');
+		expect(await stored(' 555 400 0041 ')).toBe('555 400 0041');
+		expect(await stored('+12')).toBe('+12');
+	});
+
 	test('create, read, update, delete', async () => {
 		const c = await post('/Contact', { firstName: 'Ann', lastName: 'Lee', phoneNumber: '+1 555 0100', foo: 'ignored' });
 		expect(c.status).toBe(200);

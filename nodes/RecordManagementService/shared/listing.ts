@@ -31,12 +31,26 @@ class Records {
 }
 
 /**
- * Whether to page by ID instead of by offset: Return All from EspoCRM in no order the user chose. Each page asks
- * for the records after the last ID read (`orderBy=id`, `where id greaterThan`), which the database finds through the
- * primary key however deep the list goes, where an offset is counted from the start on every page; no page needs
- * the total. A record created meanwhile comes when its ID is still ahead, one deleted meanwhile shifts nothing.
- * Not with Search Text: EspoCRM may order a full-text search by relevance first. Not on a Standard server, whose
- * interface does not promise an order by ID.
+ * A list order that paging can resume after the last record read (keyset paging): by `field`, then by ID, both in
+ * `order`, as EspoCRM sorts (Select/Order/Applier: the ID in the same direction breaks ties). Only for a field
+ * that EspoCRM sorts by its own column and compares in `where` with the same collation, so that the condition
+ * "after the last record" agrees with the order exactly (see README, "Filters and paging").
+ */
+export interface KeysetOrder {
+	field: string;
+	order: 'asc' | 'desc';
+}
+
+/** Version 1's Return All without a sort order: by ID, oldest first. */
+const BY_ID: KeysetOrder = { field: 'id', order: 'asc' };
+
+/**
+ * Whether to page by ID instead of by offset: version 1's Return All from EspoCRM in no order the user chose. Each
+ * page asks for the records after the last ID read (`orderBy=id`, `where id greaterThan`), which the database finds
+ * through the primary key however deep the list goes, where an offset is counted from the start on every page; no
+ * page needs the total. A record created meanwhile comes when its ID is still ahead, one deleted meanwhile shifts
+ * nothing. Not with Search Text: EspoCRM may order a full-text search by relevance first. Not on a Standard server,
+ * whose interface does not promise an order by ID.
  */
 async function pagesById(context: RequestContext, request: IHttpRequestOptions, wanted: number, ordered: boolean) {
 	if (wanted !== Infinity || ordered) return false;
@@ -48,11 +62,19 @@ async function pagesById(context: RequestContext, request: IHttpRequestOptions, 
 export interface ListOptions {
 	/** The list has an order of its own that paging must keep (a stream: newest note first), so it pages by offset. */
 	serverOrder?: boolean;
+	/**
+	 * Return All in this order, page after page from the last record read (sent as `orderBy` and `order`). The
+	 * caller has checked that the server and the field allow it; otherwise undefined (by ID in version 1).
+	 */
+	keyset?: KeysetOrder;
+	/** Version 1.1 on: no paging by ID; Return All keeps the list's order (`keyset`, else by offset). */
+	listOrder?: boolean;
 }
 
 /**
  * The records of a list request, `wanted` at the most (Infinity: all), each once.
- * - Return All from EspoCRM without a sort order: page after page by ID (see pagesById), until a short page.
+ * - Return All in a keyset order (`keyset`, or version 1's order by ID, see pagesById): page after page from the
+ *   last record read, until a short page.
  * - Otherwise by offset. When the first page tells the total, the pages up to it are read at once, within Max
  *   Parallel Requests, without the total (`X-No-Total`); then, and whenever the server gives no total (EspoCRM
  *   answers -1 or -2 for some lists), one page after another until a short one.
@@ -62,19 +84,41 @@ export async function listRecords(
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
-	{ serverOrder = false }: ListOptions = {},
+	{ serverOrder = false, keyset, listOrder = false }: ListOptions = {},
 ): Promise<IDataObject[]> {
-	if (await pagesById(context, request, wanted, serverOrder)) return await listById(context, itemIndex, request);
+	if (wanted === Infinity && keyset) return await listByKeyset(context, itemIndex, request, keyset);
+	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) return await listByKeyset(context, itemIndex, request, BY_ID);
 	return await listByOffset(context, itemIndex, request, wanted);
 }
 
-async function listById(context: RequestContext, itemIndex: number, request: IHttpRequestOptions): Promise<IDataObject[]> {
-	// Each page starts after the last ID of the one before, so no record can come twice: only the last page's IDs are
-	// kept, to tell a server that ignored the condition (no set of 100,000 IDs).
+/**
+ * The where item of the records after `last` in the order: (field beyond its value) or (the same value and the ID
+ * beyond). MySQL and MariaDB sort NULL first in ascending order and last in descending order, and no comparison
+ * takes NULL: a record without a value is followed by the others without one (by ID), then, ascending, by all
+ * with one.
+ */
+function after({ field, order }: KeysetOrder, last: IDataObject): IDataObject {
+	const beyond = order === 'asc' ? 'greaterThan' : 'lessThan';
+	const idBeyond = { type: beyond, attribute: 'id', value: last.id };
+	if (field === 'id') return idBeyond;
+	const value = last[field];
+	const isNull = { type: 'isNull', attribute: field };
+	if (value === null) {
+		const nullsAfter = { type: 'and', value: [isNull, idBeyond] };
+		return order === 'asc' ? { type: 'or', value: [nullsAfter, { type: 'isNotNull', attribute: field }] } : nullsAfter;
+	}
+	const tied = { type: 'and', value: [{ type: 'equals', attribute: field, value }, idBeyond] };
+	const later = [{ type: beyond, attribute: field, value }, tied];
+	return { type: 'or', value: order === 'asc' ? later : [...later, isNull] };
+}
+
+async function listByKeyset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder): Promise<IDataObject[]> {
+	// Each page starts after the last record of the one before, so no record can come twice: only the last page's IDs
+	// are kept, to tell a server that ignored the condition (no set of 100,000 IDs).
 	const records: IDataObject[] = [];
 	let previousIds = new Set<unknown>();
 	const where = ((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
-	let after: unknown;
+	let last: IDataObject | undefined;
 	for (;;) {
 		const reply = await apiRequest<ListReply>(context, itemIndex, {
 			...request,
@@ -83,20 +127,22 @@ async function listById(context: RequestContext, itemIndex: number, request: IHt
 			headers: { ...request.headers, ...NO_TOTAL },
 			qs: {
 				...request.qs,
-				orderBy: 'id',
-				order: 'asc',
+				orderBy: order.field,
+				order: order.order,
 				maxSize: PAGE_SIZE,
-				...(after === undefined ? {} : { where: [...where, { type: 'greaterThan', attribute: 'id', value: after }] }),
+				...(last === undefined ? {} : { where: [...where, after(order, last)] }),
 			},
 		});
-		// A list that ignores the ID condition and the order (EspoCRM's opted-out members of a target list) answers
-		// the last page again: such a list is read again from the start, by offset.
+		// A list that ignores the condition and the order (EspoCRM's opted-out members of a target list) answers the
+		// last page again; a record without the sort field (a server that did not add it to the select) cannot be
+		// followed: such a list is read again from the start, by offset.
 		if (reply.list.some((record) => previousIds.has(record.id))) return await listByOffset(context, itemIndex, request, Infinity);
 		for (const record of reply.list) records.push(record);
 		previousIds = new Set(reply.list.map((record) => record.id));
 		if (reply.list.length < PAGE_SIZE) break;
-		after = reply.list[reply.list.length - 1].id;
-		if (after === undefined) break;
+		last = reply.list[reply.list.length - 1];
+		if (last.id === undefined) break;
+		if (!(order.field in last)) return await listByOffset(context, itemIndex, request, Infinity);
 	}
 	return records;
 }

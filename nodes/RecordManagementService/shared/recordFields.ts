@@ -10,7 +10,7 @@ export const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'stri
 	{ field: 'firstName', label: 'First Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'First name of the person' },
 	{ field: 'lastName', label: 'Last Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'Last name of the person' },
 	{ field: 'emailAddress', label: 'Email Address', kind: 'string', about: 'Primary e-mail address' },
-	{ field: 'phoneNumber', label: 'Phone Number', kind: 'string', about: 'Primary phone number, in international format such as +1 555 0100' },
+	{ field: 'phoneNumber', label: 'Phone Number', kind: 'string', about: 'Primary phone number, in international format as EspoCRM stores it, such as +15550100' },
 	{ field: 'description', label: 'Description', kind: 'string', about: 'Free text' },
 	{ field: 'accountId', label: 'Account ID', kind: 'string', notOn: ['Account', 'Email'], about: 'ID of the related Account' },
 	{ field: 'assignedUserId', label: 'Assigned User ID', kind: 'string', about: 'ID of the user the record is assigned to' },

@@ -3,15 +3,25 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf } from '../../shared/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/filters';
+import { keysetOrderOf, metadataOnce } from '../../shared/listOrder';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
 import { listRecords } from '../../shared/listing';
+import { entityTypeOf } from '../../shared/validation';
 
-/** GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). */
+/**
+ * GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). From version 1.1
+ * on, Return All from EspoCRM comes in the list's own order, as a Limit does, paged from the last record read where
+ * the order allows it (keysetOrderOf); version 1 paged by ID when no sort order was set (oldest first).
+ */
 export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const dialect = await dialectOf(this);
+	const listOrder = this.getNode().typeVersion >= 1.1;
+	const metadata = metadataOnce(this);
 	return await forEachItem(this, async (item) => {
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
-		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}'), qs }, wantedRecords(item));
+		const wanted = wantedRecords(item);
+		const keyset = listOrder && dialect === 'espocrm' && wanted === Infinity ? await keysetOrderOf(qs, entityTypeOf(item), metadata) : undefined;
+		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}'), qs }, wanted, { keyset, listOrder });
 	});
 }

@@ -10,7 +10,8 @@ import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../
 import { apiRequest, runOf } from '../../shared/transport';
 import type { ApiRequest } from '../../shared/transport';
 import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
-import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchKeyOf } from './upsertLookup';
+import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';
+import type { MatchValue } from './upsertLookup';
 
 const show = { operation: ['upsert'] };
 
@@ -34,7 +35,7 @@ export const upsertFields: INodeProperties[] = [
 		required: true,
 		placeholder: '={{ $json.email }}',
 		description:
-			'The value the record has in that field (spaces around it are ignored, letter case too, as the server compares). The field is also set to it when the record is created.',
+			'The value the record has in that field (spaces around it are ignored, letter case too, as the server compares; a phone number written with + is also looked up as EspoCRM stores it, +1 555 400 0041 as +15554000041). The field is also set to it when the record is created.',
 		displayOptions: { show },
 	},
 ];
@@ -76,8 +77,10 @@ interface Upsert {
 	entityType: string;
 	path: string;
 	matchField: string;
-	/** The match value, trimmed: what is looked up and written to the match field on create. */
+	/** The match value, trimmed: what is written to the match field on create. */
 	matchValue: string | number | boolean;
+	/** What is looked up: the value in each form the server may have stored it in. */
+	lookedUp: MatchValue;
 	body: IDataObject;
 	options: IDataObject;
 }
@@ -99,7 +102,7 @@ function read(item: Item): Upsert {
 	if (!Number.isInteger(valuesPerLookup) || (valuesPerLookup as number) < 1) {
 		throw item.refuse('Match Values per Look-Up', `must be a whole number of at least 1 (${String(valuesPerLookup)})`);
 	}
-	return { item, entityType, path, matchField, matchValue, body: recordBody(item), options };
+	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue), body: recordBody(item), options };
 }
 
 /**
@@ -125,10 +128,10 @@ const idsOf = (records: IDataObject[]) => records.map((record) => String(record.
 
 /** The item's write: POST when no record has the value, PUT to the one that has it (or each, with "Update All of Them"). */
 async function write(context: IExecuteFunctions, upsert: Upsert, records: MatchedRecords, stopped: () => boolean): Promise<IDataObject[]> {
-	const { item, path, matchField, matchValue, entityType, body, options } = upsert;
+	const { item, path, matchField, matchValue, lookedUp, entityType, body, options } = upsert;
 	let ids: string[];
 	if (records.lookAgain) {
-		ids = idsOf(await lookUpOne(context, item.index, path, matchField, matchValue));
+		ids = idsOf(await lookUpOne(context, item.index, path, matchField, lookedUp));
 		records.lookAgain = false;
 	} else {
 		ids = records.ids ?? idsOf(await records.found);
@@ -175,7 +178,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
  * looked up in chunks (`LookupGroup`: `in`, or an `or` of `equals` for a person's name), each chunk sent once full
  * while the next items are read, and each item written as soon as its chunk has answered: N items cost N writes and
  * about N / 100 look-ups instead of N look-ups. Values are compared as the server compares them: trimmed,
- * letter case ignored. Items with the same value write one after another in input order: the first creates the
+ * letter case ignored, a phone number also in the form the server stores it (`matchValueOf`). Items with the same value write one after another in input order: the first creates the
  * record, the others update it; no value is looked up twice, unless a create of it failed.
  */
 export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -202,7 +205,7 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 			continue;
 		}
 		const group = JSON.stringify([upsert.path, upsert.matchField]);
-		const key = matchKeyOf(upsert.matchValue);
+		const { key } = upsert.lookedUp;
 		let records = byValue.get(JSON.stringify([group, key]));
 		if (!records) {
 			let lookups = groups.get(group);
@@ -210,7 +213,7 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 				lookups = new LookupGroup(this, upsert.path, upsert.matchField, upsert.options.valuesPerLookup as number | undefined ?? DEFAULT_VALUES_PER_LOOKUP);
 				groups.set(group, lookups);
 			}
-			records = new MatchedRecords(lookups.find(key, upsert.matchValue, index));
+			records = new MatchedRecords(lookups.find(upsert.lookedUp, index));
 			byValue.set(JSON.stringify([group, key]), records);
 		}
 		const matched = records;

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { forItem, readFailure } from '../../shared/errors';
 import { listRecords } from '../../shared/listing';
 import { apiRequest } from '../../shared/transport';
+import { storedPhoneFormsOf } from './phoneNumber';
 
 /**
  * The longest query string a look-up may have. Web servers in front of a CRM refuse longer request lines (Apache at
@@ -21,6 +22,24 @@ export const DEFAULT_VALUES_PER_LOOKUP = 100;
 export function matchKeyOf(value: unknown): string {
 	// Without accents too: EspoCRM's MySQL collation finds "José" for "Jose", so both are the same record's value.
 	return String(value).trim().normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** One item's match value: what the look-up sends, and the key that stands for it in this run. */
+export interface MatchValue {
+	/** The forms the server may have stored the value in (a phone number: as given and in E.164), each sent. */
+	forms: Array<string | number | boolean>;
+	/** The matchKeyOf form of the first: values with the same key are one record's. */
+	key: string;
+}
+
+/**
+ * The value as the server may hold it. A phone number written with "+" is stored in E.164 by EspoCRM
+ * ("+1 555 400 0041" as "+15554000041") and compared as stored: it is looked up in that form and as given. Any
+ * field's value may be one; a field that is not a phone field merely gets its value looked up in both forms.
+ */
+export function matchValueOf(value: string | number | boolean): MatchValue {
+	const forms = typeof value === 'string' ? storedPhoneFormsOf(value) : [value];
+	return { forms, key: matchKeyOf(forms[0]) };
 }
 
 /**
@@ -57,22 +76,20 @@ function queryLengthOf(field: string, value: unknown, index: number): number {
 	return pair(`${at}[type]`, 'equals') + pair(`${at}[attribute]`, field) + pair(`${at}[value]`, String(value));
 }
 
-interface Wanted {
-	key: string;
-	value: unknown;
+interface Wanted extends MatchValue {
 	itemIndex: number;
 	resolve: (records: IDataObject[]) => void;
 	reject: (error: unknown) => void;
 }
 
 /**
- * The records that have one match value, exactly as the server answers `equals` (today's look-up of one item):
+ * The records that have one match value, exactly as the server answers `equals` (`in` for its several forms):
  * used where a shared look-up cannot tell which of its records belong to which value.
  */
-export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, value: unknown) {
+export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, { forms }: MatchValue) {
 	return await listRecords(context, itemIndex, {
 		url: path,
-		qs: { where: [{ type: 'equals', attribute: field, value }], select: `id,${field}` },
+		qs: { where: forms.length === 1 ? [{ type: 'equals', attribute: field, value: forms[0] }] : whereFor(field, forms), select: `id,${field}` },
 	});
 }
 
@@ -83,6 +100,9 @@ export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, p
  */
 export class LookupGroup {
 	private chunk: Wanted[] = [];
+
+	/** How many forms the chunk sends: the index of the next one in the query string. */
+	private formCount = 0;
 
 	/** The query string's length without the values: the where item's type and attribute, select, offset, maxSize. */
 	private readonly baseLength: number;
@@ -99,27 +119,33 @@ export class LookupGroup {
 		this.queryLength = this.baseLength;
 	}
 
-	/** The records that have this match value (`key` is its matchKeyOf form, `value` what is sent). */
-	find(key: string, value: unknown, itemIndex: number): Promise<IDataObject[]> {
-		if (this.chunk.length > 0 && this.queryLength + queryLengthOf(this.field, value, this.chunk.length) > MAX_LOOKUP_QUERY_LENGTH) this.flush();
-		this.queryLength += queryLengthOf(this.field, value, this.chunk.length);
-		const found = new Promise<IDataObject[]>((resolve, reject) => this.chunk.push({ key, value, itemIndex, resolve, reject }));
+	/** The records that have this match value. */
+	find(value: MatchValue, itemIndex: number): Promise<IDataObject[]> {
+		const lengthFrom = (first: number) => value.forms.reduce<number>((sum, form, index) => sum + queryLengthOf(this.field, form, first + index), 0);
+		if (this.chunk.length > 0 && this.queryLength + lengthFrom(this.formCount) > MAX_LOOKUP_QUERY_LENGTH) this.flush();
+		this.queryLength += lengthFrom(this.formCount);
+		this.formCount += value.forms.length;
+		const found = new Promise<IDataObject[]>((resolve, reject) => this.chunk.push({ ...value, itemIndex, resolve, reject }));
 		if (this.chunk.length >= this.valuesPerLookup) this.flush();
 		return found;
 	}
 
 	flush(): void {
-		const chunk = this.chunk;
-		this.chunk = [];
-		this.queryLength = this.baseLength;
+		const chunk = this.takeChunk();
 		if (chunk.length > 0) void this.lookUp(chunk);
 	}
 
 	/** The values not yet sent are not looked up (the node failed): their items fail with `error`. */
 	abandon(error: unknown): void {
-		for (const wanted of this.chunk) wanted.reject(forItem(error, wanted.itemIndex));
+		for (const wanted of this.takeChunk()) wanted.reject(forItem(error, wanted.itemIndex));
+	}
+
+	private takeChunk(): Wanted[] {
+		const chunk = this.chunk;
 		this.chunk = [];
+		this.formCount = 0;
 		this.queryLength = this.baseLength;
+		return chunk;
 	}
 
 	private async lookUp(chunk: Wanted[]): Promise<void> {
@@ -130,7 +156,7 @@ export class LookupGroup {
 				qs: {
 					where: whereFor(
 						this.field,
-						chunk.map((wanted) => wanted.value),
+						chunk.flatMap((wanted) => wanted.forms),
 					),
 					select: `id,${this.field}`,
 				},
@@ -162,7 +188,7 @@ export class LookupGroup {
 
 	private async lookUpAlone(wanted: Wanted): Promise<void> {
 		try {
-			wanted.resolve(await lookUpOne(this.context, wanted.itemIndex, this.path, this.field, wanted.value));
+			wanted.resolve(await lookUpOne(this.context, wanted.itemIndex, this.path, this.field, wanted));
 		} catch (error) {
 			wanted.reject(error);
 		}
@@ -176,8 +202,15 @@ export class LookupGroup {
 	 */
 	private async matchBack(chunk: Wanted[], records: IDataObject[]): Promise<Map<string, IDataObject[]>> {
 		const byKey = new Map<string, IDataObject[]>(chunk.map((wanted) => [wanted.key, []]));
+		// Each form of a value stands for the value (a phone number as stored and as given).
+		const valueKeyOf = new Map<string, string>();
+		for (const wanted of chunk) for (const form of wanted.forms) valueKeyOf.set(matchKeyOf(form), wanted.key);
 		const place = (record: IDataObject) => {
-			const keys = new Set(comparedValues(record, this.field).map(matchKeyOf).filter((key) => byKey.has(key)));
+			const keys = new Set(
+				comparedValues(record, this.field)
+					.map((value) => valueKeyOf.get(matchKeyOf(value)))
+					.filter((key) => key !== undefined),
+			);
 			for (const key of keys) byKey.get(key)!.push(record);
 			return keys.size > 0;
 		};

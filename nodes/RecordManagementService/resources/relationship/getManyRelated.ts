@@ -14,13 +14,16 @@ import { entityTypeOf, linkOf } from '../../shared/validation';
  * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers some related lists
  * without `select` (an account's contacts, whose link has attributes of its own) with little more than the records'
  * IDs: without Fields to Return, the node asks for every field of the related type, as its metadata (read once per
- * run) lists them.
+ * run) lists them. From version 1.1 on, Return All keeps the related list's own order, by offset (version 1 paged by ID
+ * when no sort order was set); EspoCRM orders a relationship by the link's own definition, which a where condition
+ * after the last record would have to follow.
  */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	let metadata: Promise<IDataObject> | undefined;
 	const readMetadata = async () => await (metadata ??= apiRequest(this, 0, { method: 'GET', url: '/Metadata' }));
 	const dialect = await dialectOf(this);
 	const espocrm = dialect === 'espocrm';
+	const listOrder = this.getNode().typeVersion >= 1.1;
 	return await forEachItem(this, async (item) => {
 		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
@@ -28,6 +31,6 @@ export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExec
 			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
 			if (select) qs.select = select;
 		}
-		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}/{recordId}/{link}', target), qs }, wantedRecords(item));
+		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}/{recordId}/{link}', target), qs }, wantedRecords(item), { listOrder });
 	});
 }
