@@ -119,11 +119,11 @@ export class RecordManagementService implements INodeType {
 	 */
 	customOperations = {
 		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
-		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert },
+		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert: withSimplify(upsert) },
 		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
 		email: { send },
-		stream: { post, getStream },
+		stream: { post: withSimplify(post), getStream },
 	};
 }

@@ -48,6 +48,11 @@ async function pagesById(context: RequestContext, request: IHttpRequestOptions, 
 export interface ListOptions {
 	/** The list has an order of its own that paging must keep (a stream: newest note first), so it pages by offset. */
 	serverOrder?: boolean;
+	/**
+	 * Told how many records match in all, when the server counts them (a Limit's first page then asks it to): an AI
+	 * agent's list tool tells the model, which can narrow its search when it got fewer.
+	 */
+	total?: (count: number) => void;
 }
 
 /**
@@ -62,10 +67,10 @@ export async function listRecords(
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
-	{ serverOrder = false }: ListOptions = {},
+	{ serverOrder = false, total }: ListOptions = {},
 ): Promise<IDataObject[]> {
 	if (await pagesById(context, request, wanted, serverOrder)) return await listById(context, itemIndex, request);
-	return await listByOffset(context, itemIndex, request, wanted);
+	return await listByOffset(context, itemIndex, request, wanted, total);
 }
 
 async function listById(context: RequestContext, itemIndex: number, request: IHttpRequestOptions): Promise<IDataObject[]> {
@@ -101,7 +106,13 @@ async function listById(context: RequestContext, itemIndex: number, request: IHt
 	return records;
 }
 
-async function listByOffset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, wanted: number): Promise<IDataObject[]> {
+async function listByOffset(
+	context: RequestContext,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	wanted: number,
+	total?: ListOptions['total'],
+): Promise<IDataObject[]> {
 	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
 	const page = async (offset: number, withTotal = false) =>
 		await apiRequest<ListReply>(context, itemIndex, {
@@ -115,7 +126,8 @@ async function listByOffset(context: RequestContext, itemIndex: number, request:
 	const records = new Records();
 	const keep = (list: IDataObject[]) => records.keep(list);
 
-	const first = await page(0, wanted > PAGE_SIZE);
+	const first = await page(0, wanted > PAGE_SIZE || total !== undefined);
+	if (typeof first.total === 'number' && first.total >= 0) total?.(first.total);
 	keep(first.list);
 	let offset = first.list.length;
 	let last = first;

@@ -1,5 +1,8 @@
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+
+import type { Item } from './item';
+import type { ListOptions } from './listing';
 
 /**
  * Whether the node runs as a tool of an AI agent: n8n offers every `usableAsTool` node a second type, named like the
@@ -30,4 +33,28 @@ export function withAdviceForModel<E extends Error>(node: Pick<INode, 'type'>, e
 	const plain = (error.errorResponse as { message?: unknown } | undefined)?.message;
 	if (typeof plain === 'string') error.message = messageForModel(node, plain, error.description ?? undefined);
 	return error;
+}
+
+/**
+ * A list run as a tool: the model gets the records up to the Limit, and, when more matched, an item that says how many
+ * matched in all, so that it can narrow its search (or ask for more) instead of taking the first records for all.
+ * `options` go to `listRecords`, `withCount` makes the output.
+ */
+export function countedForModel(item: Item): { options: Pick<ListOptions, 'total'>; withCount: (records: IDataObject[]) => IDataObject[] } {
+	if (!item.asTool) return { options: {}, withCount: (records) => records };
+	let total: number | undefined;
+	return {
+		options: { total: (count) => (total = count) },
+		withCount: (records) =>
+			total === undefined || total <= records.length
+				? records
+				: [
+						...records,
+						{
+							found: total,
+							returned: records.length,
+							message: `${total} records match in all; these are the first ${records.length} (the tool's limit). Narrow the search to find the one you need.`,
+						},
+					],
+	};
 }

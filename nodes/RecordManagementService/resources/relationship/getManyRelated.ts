@@ -6,6 +6,7 @@ import { listQueryOf, wantedRecords } from '../../shared/filters';
 import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
+import { countedForModel } from '../../shared/tool';
 import { apiRequest, listRecords } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
@@ -27,6 +28,8 @@ export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExec
 			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
 			if (select) qs.select = select;
 		}
-		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}/{recordId}/{link}', target), qs }, wantedRecords(item));
+		const counted = countedForModel(item);
+		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
+		return counted.withCount(await listRecords(this, item.index, { url, qs }, wantedRecords(item), counted.options));
 	});
 }
