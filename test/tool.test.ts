@@ -1,5 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
+import { NODE_TYPE, NodeTypes, TOOL_NODE_TYPE } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
 
 /**
@@ -157,5 +159,59 @@ describe('outputs and errors worded for the model', () => {
 			expect([null, '', undefined]).not.toContain(value as IDataObject[string]);
 		}
 		expect(JSON.stringify(compact).length).toBeLessThan(JSON.stringify(full).length * 0.7);
+	});
+});
+
+describe("the tool's description", () => {
+	/** What n8n 2.41 tells the model about a tool: NodeHelpers.getToolDescriptionForNode, the expression resolved for the agent's item. */
+	function describeTool(parameters: IDataObject, type = TOOL_NODE_TYPE): string {
+		const nodeTypes = new NodeTypes();
+		const workflow = new Workflow({
+			nodes: [{ id: 't', name: 'Tool', type, typeVersion: 1, position: [0, 0], parameters: parameters as INodeParameters }],
+			connections: {},
+			active: false,
+			nodeTypes,
+		});
+		const node = workflow.getNode('Tool')!;
+		const resolve = () =>
+			String(workflow.expression.getParameterValue(node.parameters.toolDescription as string, null, 0, 0, 'Tool', [{ json: { email: 'a@b.example' } }], 'manual', {}));
+		return NodeHelpers.getToolDescriptionForNode(node, nodeTypes.getByNameAndVersion(type), resolve) as string;
+	}
+
+	test('names the entity type, the fields it sets and what comes back; two Create tools differ', () => {
+		expect(describeTool(createTask)).toBe(
+			'Create one Task record in the CRM. Fields it sets: name, assignedUserId, parentType, parentId. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+		);
+		expect(describeTool({ resource: 'record', operation: 'create', entityType: 'Lead', fields: { lastName: fromAI('lastName', 'Last name') } })).toMatch(
+			/^Create one Lead record in the CRM\. Fields it sets: lastName\./,
+		);
+		expect(
+			describeTool({
+				resource: 'record',
+				operation: 'getMany',
+				entityType: 'Contact',
+				limit: 3,
+				filterMode: 'conditions',
+				conditions: { condition: [{ attribute: 'emailAddress', operator: 'equals', value: fromAI('email', 'The e-mail address') }] },
+				listOptions: { select: ['firstName', 'emailAddress'] },
+			}),
+		).toBe(
+			'Find Contact records in the CRM by emailAddress equals (at most 3). Returns their ID and firstName, emailAddress, "found: 0" when none match, and how many matched in all when there are more.',
+		);
+		// a type the model gives is not evaluated (n8n has no arguments yet when it describes the tool)
+		expect(
+			describeTool({ resource: 'stream', operation: 'post', entityType: fromAI('recordType', 'Contact or Lead'), recordId: { __rl: true, mode: 'id', value: fromAI('recordId', 'ID') }, post: fromAI('text', 'The post') }),
+		).toBe('Post a note (Markdown) to the stream of one record (of the type in the arguments), by its ID, where the team sees it. Returns the note.');
+	});
+
+	test("the author's own text is kept; the node outside tool mode has no such parameter", () => {
+		expect(describeTool({ ...createTask, toolDescription: 'Create a follow-up task under a contact.' })).toBe('Create a follow-up task under a contact.');
+		const workflow = new Workflow({
+			nodes: [{ id: 't', name: 'Node', type: NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: createTask as unknown as INodeParameters }],
+			connections: {},
+			active: false,
+			nodeTypes: new NodeTypes(),
+		});
+		expect(workflow.getNode('Node')!.parameters).not.toHaveProperty('toolDescription');
 	});
 });

@@ -35,6 +35,7 @@ import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
 import { simplifyField, withSimplify } from './shared/simplify';
+import { toolDescriptionField } from './shared/tool';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -64,6 +65,7 @@ export class RecordManagementService implements INodeType {
 		// In the order the form shows them. Each parameter is declared once, for all the operations that show it:
 		// n8n resolves every declared copy of a parameter for every item.
 		properties: [
+			toolDescriptionField,
 			{
 				displayName: 'Resource',
 				name: 'resource',
