@@ -147,6 +147,18 @@ describe('outputs and errors worded for the model', () => {
 		expect(plain.error?.message).toBe('The server refused the request as invalid (400): Field validation failure; entityType: Task, field: assignedUser, type: required.');
 	});
 
+	test("a value outside a field's list of values: the error lists the allowed values, from EspoCRM's metadata", async () => {
+		const lead = { resource: 'record', operation: 'create', entityType: 'Lead', fields: { lastName: 'Quote', status: fromAI('status', 'The status of the lead') } };
+		const asTool = await bed.run(lead, [{ status: 'Hot' }], { asTool: true });
+		expect(asTool.error?.message).toMatch(
+			/^The server refused the request as invalid \(400\): Field validation failure; entityType: Lead, field: status, type: valid\. Nothing was stored: "status" of a Lead takes one of these values only: "New", "Assigned", .*\. Call the tool again with one of them\.$/,
+		);
+		expect(bed.received().map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual(['400 POST /Lead', '200 GET /Metadata']);
+		const plain = await bed.run(lead, [{ status: 'Hot' }]);
+		expect(plain.error?.message).toBe('The server refused the request as invalid (400): Field validation failure; entityType: Lead, field: status, type: valid.');
+		expect(bed.received('GET')).toHaveLength(1);
+	});
+
 	test('Stream > Post with Simplify: the note without its empty fields and bookkeeping; off by default', async () => {
 		const { id } = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
 		const post = { resource: 'stream', operation: 'post', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: id }, post: 'Called back.' };
@@ -180,10 +192,10 @@ describe("the tool's description", () => {
 
 	test('names the entity type, the fields it sets and what comes back; two Create tools differ', () => {
 		expect(describeTool(createTask)).toBe(
-			'Create one Task record in the CRM. Fields it sets: name, assignedUserId, parentType, parentId. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+			'Create one Task record in the CRM. Fields it sets: name, assignedUserId, parentType, parentId. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 		);
 		expect(describeTool({ resource: 'record', operation: 'create', entityType: 'Lead', fields: { lastName: fromAI('lastName', 'Last name') } })).toMatch(
-			/^Create one Lead record in the CRM\. Fields it sets: lastName\./,
+			/^Create one Lead record in the CRM\. Fields it sets: lastName\. A value outside the allowed values of a field is refused with the list of them\. Returns/,
 		);
 		expect(
 			describeTool({

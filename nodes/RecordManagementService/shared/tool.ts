@@ -64,8 +64,9 @@ export function countedForModel(item: Item): { options: Pick<ListOptions, 'total
  * (`$rawParameter`: a parameter the model fills is never evaluated here, where n8n has no arguments yet): the entity
  * type, what the operation does with which fields, and what comes back. Two Create tools then differ for the model
  * ("Create one Task record …" and "Create one Lead record …"), where n8n's own description is the same for both.
+ * n8n also resolves it with the other parameters when a routed operation (Get) runs as a tool: it must never throw.
  */
-const DESCRIBE_TOOL = `(() => {
+const DESCRIBE_TOOL = `(() => { try {
 	const p = $rawParameter;
 	const fixed = (v) => typeof v === 'string' && v.trim() !== '' && !v.startsWith('=');
 	const list = (names) => names.filter(fixed).join(', ');
@@ -73,7 +74,7 @@ const DESCRIBE_TOOL = `(() => {
 	const type = fixed(chosen) ? chosen + ' record' : 'record (of the type in the arguments)';
 	const rows = (p.customFields && p.customFields.field) || [];
 	const fields = p.bodyMode === 'json' ? '' : list(p.bodyMode === 'mapper' ? Object.keys((p.columns && p.columns.value) || {}) : Object.keys(p.fields || {}).concat(rows.map((r) => r.name)));
-	const sets = fields ? ' Fields it sets: ' + fields + '.' : '';
+	const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
 	const conditions = ((p.conditions && p.conditions.condition) || []).map((c) => c.attribute + ' ' + c.operator);
 	const selected = p.listOptions && p.listOptions.select && p.listOptions.select.length ? 'their ID and ' + p.listOptions.select.join(', ') : 'their fields';
 	const limit = p.returnAll ? '' : ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
@@ -94,7 +95,7 @@ const DESCRIBE_TOOL = `(() => {
 		'stream.getStream': 'List the notes of the stream of one ' + type + ', newest first' + limit + '.',
 	};
 	return described[operation] || 'Record Management Service (CRM): ' + p.resource + ', ' + p.operation + '.';
-})()`;
+} catch (error) { return 'Record Management Service (CRM)'; } })()`;
 
 /**
  * The description an AI agent's model reads for the tool. n8n adds its own "Tool Description" to a tool (its default:

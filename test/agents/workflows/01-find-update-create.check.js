@@ -25,11 +25,11 @@ module.exports = (result, { model, sandbox }, assert) => {
 					parameters: { email: 'string' },
 				},
 				Create_lead: {
-					description: 'Create one Lead record in the CRM. Fields it sets: firstName, lastName, emailAddress, description. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+					description: 'Create one Lead record in the CRM. Fields it sets: firstName, lastName, emailAddress, description. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 					parameters: { firstName: 'string', lastName: 'string', email: 'string', description: 'string' },
 				},
 				Update_record: {
-					description: 'Update one record (of the type in the arguments) in the CRM, by its ID. Returns the record as changed.',
+					description: 'Update one record (of the type in the arguments) in the CRM, by its ID. A value outside the allowed values of a field is refused with the list of them. Returns the record as changed.',
 					parameters: { entityType: 'string', recordId: 'string', fields: 'string' },
 				},
 			},

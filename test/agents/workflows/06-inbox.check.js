@@ -139,13 +139,13 @@ module.exports = (result, { model, sandbox }, assert) => {
 				description: 'Find Contact records in the CRM by emailAddress equals (at most 3). Returns their ID and firstName, lastName, emailAddress, accountName, "found: 0" when none match, and how many matched in all when there are more.',
 				 parameters: { email: 'string' } },
 			Create_lead: {
-				description: 'Create one Lead record in the CRM. Fields it sets: firstName, lastName, emailAddress, description. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+				description: 'Create one Lead record in the CRM. Fields it sets: firstName, lastName, emailAddress, description. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 				 parameters: { firstName: 'string', lastName: 'string', email: 'string', request: 'string' } },
 			Create_task: {
-				description: 'Create one Task record in the CRM. Fields it sets: name, assignedUserId, parentType, parentId, dateEndDate. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+				description: 'Create one Task record in the CRM. Fields it sets: name, assignedUserId, parentType, parentId, dateEndDate. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 				 parameters: { title: 'string', contactId: 'string', dueDate: 'string' } },
 			Update_contact: {
-				description: 'Update one Contact record in the CRM, by its ID. Fields it sets: phoneNumber. Returns the record as changed.',
+				description: 'Update one Contact record in the CRM, by its ID. Fields it sets: phoneNumber. A value outside the allowed values of a field is refused with the list of them. Returns the record as changed.',
 				 parameters: { contactId: 'string', phoneNumber: 'string' } },
 			Post_to_stream: {
 				description: 'Post a note (Markdown) to the stream of one record (of the type in the arguments), by its ID, where the team sees it. Returns the note.',
