@@ -38,6 +38,8 @@ function sandboxView(sandbox, from) {
 	return {
 		requests,
 		store: sandbox.store,
+		/** EspoCRM's streams: the notes (posts and what the server wrote itself) */
+		streams: sandbox.streams,
 		baseUrl: sandbox.baseUrl,
 		/** find('POST', '/Lead') or find('GET', /^\/Contact/) */
 		find: (method, p) =>

@@ -35,6 +35,7 @@ import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
 import { simplifyField, withSimplify } from './shared/simplify';
+import { toolDescriptionField } from './shared/tool';
 import { routeRequest } from './shared/transport';
 
 export class RecordManagementService implements INodeType {
@@ -66,6 +67,7 @@ export class RecordManagementService implements INodeType {
 		// In the order the form shows them. Each parameter is declared once, for all the operations that show it:
 		// n8n resolves every declared copy of a parameter for every item.
 		properties: [
+			toolDescriptionField,
 			{
 				displayName: 'Resource',
 				name: 'resource',
@@ -121,11 +123,11 @@ export class RecordManagementService implements INodeType {
 	 */
 	customOperations = {
 		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
-		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert },
+		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert: withSimplify(upsert) },
 		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },
 		email: { send },
-		stream: { post, getStream },
+		stream: { post: withSimplify(post), getStream },
 	};
 }

@@ -38,6 +38,8 @@ import { RecordManagementServiceTrigger } from '../../nodes/RecordManagementServ
 import { RecordManagementServiceWebhookTrigger } from '../../nodes/RecordManagementServiceWebhookTrigger/RecordManagementServiceWebhookTrigger.node';
 
 export const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
+/** The type n8n makes of a `usableAsTool` node for AI agents (its name with "Tool" at the end). */
+export const TOOL_NODE_TYPE = `${NODE_TYPE}Tool`;
 export const POLL_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceTrigger';
 export const WEBHOOK_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceWebhookTrigger';
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
@@ -77,9 +79,20 @@ class TestInput implements INodeType {
 	}
 }
 
+/**
+ * The node as n8n offers it to AI agents, run here as a step of the workflow (as n8n 2.41's AI Agent runs its tools):
+ * the same code under the tool's type name, so that the node knows it is a tool; `$fromAI(key)` reads the model's
+ * argument from the input item, as n8n's engine does when no agent ran before.
+ */
+function asToolType(node: RecordManagementService): INodeType {
+	node.description = { ...node.description, name: `${node.description.name}Tool`, displayName: `${node.description.displayName} Tool` };
+	return node;
+}
+
 export class NodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType> = {
 		[NODE_TYPE]: new RecordManagementService(),
+		[TOOL_NODE_TYPE]: asToolType(new RecordManagementService()),
 		[POLL_TRIGGER_TYPE]: new RecordManagementServiceTrigger(),
 		[WEBHOOK_TRIGGER_TYPE]: new RecordManagementServiceWebhookTrigger(),
 		[INPUT_NODE_TYPE]: new TestInput(),
@@ -224,6 +237,8 @@ export interface RunOptions {
 	timezone?: string;
 	/** The node's version (`typeVersion`); 1 when not given, as the tests written for version 1 expect. */
 	typeVersion?: number;
+	/** Runs the node as an AI agent's tool (its Tool type), the input items holding the model's arguments. */
+	asTool?: boolean;
 }
 
 export interface RunResult {
@@ -251,7 +266,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		{
 			id: 'rms',
 			name: 'Record Management Service',
-			type: NODE_TYPE,
+			type: options.asTool ? TOOL_NODE_TYPE : NODE_TYPE,
 			typeVersion: options.typeVersion ?? 1,
 			position: [200, 0],
 			parameters: options.parameters as INode['parameters'],

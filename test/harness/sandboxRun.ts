@@ -39,7 +39,7 @@ export interface TestBed {
 	run(
 		parameters: IDataObject,
 		items?: IDataObject[],
-		options?: Pick<RunOptions, 'onError' | 'timezone' | 'settings' | 'typeVersion'>,
+		options?: Pick<RunOptions, 'onError' | 'timezone' | 'settings' | 'typeVersion' | 'asTool'>,
 	): Promise<RunResult>;
 	/** Requests the sandbox received since the last reset, optionally only those of one method. */
 	received(method?: string): RecordedRequest[];

@@ -5,6 +5,7 @@ import { asNodeError } from './errors';
 import type { Item } from './item';
 import { itemOf } from './item';
 import { withAdviceForModel } from './tool';
+import { withAllowedValues } from './toolErrors';
 import { runOf } from './transport';
 
 /**
@@ -102,6 +103,7 @@ export async function forEachItem(
 			});
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
 		} catch (error) {
+			await withAllowedValues(context, index, error);
 			const nodeError = withAdviceForModel(runOf(context).node, asNodeError(runOf(context).node, error, index));
 			if (!context.continueOnFail()) {
 				failed = true;

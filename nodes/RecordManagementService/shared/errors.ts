@@ -2,7 +2,7 @@ import { hmacAuthorization } from '../../../shared/hmac';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { messageForModel } from './tool';
+import { messageForModel, runsAsTool } from './tool';
 
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
 export interface FailedResponse {
@@ -303,7 +303,10 @@ export function apiError(
 		body: redactValue(read.body, secrets),
 		message: read.message === undefined ? undefined : redact(read.message, secrets),
 	};
-	const { message, description } = explain(failure, handling);
+	const explained = explain(failure, handling);
+	const { message } = explained;
+	// As a tool, the description is what the model is told (after the message): what it can do, not the author.
+	const description = (runsAsTool(node) && adviceForModel(failure)) || explained.description;
 	const errorResponse: JsonObject = {
 		message,
 		httpCode: failure.status === undefined ? null : String(failure.status),
@@ -316,6 +319,27 @@ export function apiError(
 		httpCode: failure.status === undefined ? undefined : String(failure.status),
 		itemIndex,
 	});
+}
+
+/** EspoCRM's reason for a required field left out: `Field validation failure; entityType: Task, field: assignedUser, type: required.` */
+const REQUIRED_FIELD = /entityType: (\w+), field: (\w+), type: required/;
+
+/**
+ * What an AI agent's model can do about a failure, where that differs from what the workflow's author reads: the
+ * model cannot change the tool's settings, only call a tool again with other arguments or another tool.
+ */
+function adviceForModel(failure: FailedResponse): string | undefined {
+	if (failure.status === 409 && /duplicate/i.test(failure.reason)) {
+		const ids = (Array.isArray(failure.body) ? (failure.body as IDataObject[]) : []).map((record) => record.id).filter((id) => typeof id === 'string');
+		const existing = ids.length === 1 ? `the existing record (ID ${ids[0]})` : ids.length ? `one of the existing records (IDs ${ids.join(', ')})` : 'the existing record (find it first)';
+		return `Nothing was created. Do not create it again: use ${existing} instead, as it is (to post on it, link to it or add a task to it) or updated with the new details by its ID.`;
+	}
+	const required = REQUIRED_FIELD.exec(failure.reason);
+	if (failure.status === 400 && required) {
+		const [, entityType, field] = required;
+		return `Nothing was stored: a ${entityType} needs the field "${field}", and this tool did not give it. If one of the tool's arguments fills "${field}", call the tool again with it; otherwise this tool cannot store a ${entityType} as it is set up (its author must give "${field}" in the tool, a fixed value or an argument): say so in your answer.`;
+	}
+	return undefined;
 }
 
 

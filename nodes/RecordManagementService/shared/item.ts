@@ -11,6 +11,7 @@ import type {
 import { NodeOperationError, isSafeObjectProperty } from 'n8n-workflow';
 
 import { messageForModel, runsAsTool } from './tool';
+import { checkToolArguments, withDeclaredTypes } from './toolArguments';
 import { runOf } from './transport';
 
 /**
@@ -25,6 +26,8 @@ export interface Item {
 	readonly timeZone: string;
 	/** The input item's JSON ({} for a trigger). */
 	readonly json: IDataObject;
+	/** Whether the node runs as an AI agent's tool (its parameters from the model's arguments, its errors to the model). */
+	readonly asTool?: boolean;
 	parameter<T = unknown>(name: string, fallback?: T, options?: IGetNodeParameterOptions): T;
 	/** A NodeOperationError about one parameter of this item, before anything is sent: `The parameter "X" <problem> (item N)`. */
 	refuse(parameter: string, problem: string, description?: string): NodeOperationError;
@@ -36,6 +39,7 @@ function item(
 	timeZone: string,
 	json: IDataObject,
 	read: (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => unknown,
+	asTool = false,
 ): Item {
 	// Read only when needed: n8n's getNode() copies the whole node, and most items never need it.
 	let node: INode | undefined;
@@ -47,6 +51,7 @@ function item(
 		},
 		timeZone,
 		json,
+		asTool,
 		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
 			new NodeOperationError(
@@ -112,9 +117,16 @@ export function itemOf(context: IExecuteFunctions, index: number): Item {
 	const { node } = runOf(context);
 	// As an AI agent's tool, `$json` is what n8n makes of the agent's item and the model's arguments (in n8n 2.41 the
 	// item with the arguments laid over it), which has changed between versions: only the engine knows.
-	const engineOnly = runsAsTool(node);
+	if (runsAsTool(node)) {
+		// The model's arguments are checked before anything is read for the item, so that nothing is sent for a wrong one.
+		checkToolArguments(node, index, (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, index));
+		return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) =>
+			withDeclaredTypes(savedParameter(node, name), context.getNodeParameter(name, index, fallback, options)),
+		true,
+		);
+	}
 	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) => {
-		const saved = options === undefined && !engineOnly ? savedParameter(node, name) : undefined;
+		const saved = options === undefined ? savedParameter(node, name) : undefined;
 		const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
 		return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
 	});
@@ -122,8 +134,17 @@ export function itemOf(context: IExecuteFunctions, index: number): Item {
 
 /** The item a routed operation's preSend or pagination function runs for. */
 export function routedItemOf(context: IExecuteSingleFunctions): Item {
-	return item(() => context.getNode(), context.getItemIndex(), context.getTimezone(), context.getInputData().json, (name, fallback, options) =>
-		context.getNodeParameter(name, fallback, options),
+	const { node } = runOf(context);
+	if (runsAsTool(node)) {
+		checkToolArguments(node, context.getItemIndex(), (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, context.getItemIndex()));
+	}
+	return item(
+		() => context.getNode(),
+		context.getItemIndex(),
+		context.getTimezone(),
+		context.getInputData().json,
+		(name, fallback, options) => context.getNodeParameter(name, fallback, options),
+		runsAsTool(node),
 	);
 }
 

@@ -69,6 +69,11 @@ export interface ListOptions {
 	keyset?: KeysetOrder;
 	/** Version 1.1 on: no paging by ID; Return All keeps the list's order (`keyset`, else by offset). */
 	listOrder?: boolean;
+	/**
+	 * Told how many records match in all, when the server counts them (a Limit's first page then asks it to): an AI
+	 * agent's list tool tells the model, which can narrow its search when it got fewer.
+	 */
+	total?: (count: number) => void;
 }
 
 /**
@@ -84,11 +89,11 @@ export async function listRecords(
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
-	{ serverOrder = false, keyset, listOrder = false }: ListOptions = {},
+	{ serverOrder = false, keyset, listOrder = false, total }: ListOptions = {},
 ): Promise<IDataObject[]> {
 	if (wanted === Infinity && keyset) return await listByKeyset(context, itemIndex, request, keyset);
 	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) return await listByKeyset(context, itemIndex, request, BY_ID);
-	return await listByOffset(context, itemIndex, request, wanted);
+	return await listByOffset(context, itemIndex, request, wanted, total);
 }
 
 /**
@@ -147,7 +152,13 @@ async function listByKeyset(context: RequestContext, itemIndex: number, request:
 	return records;
 }
 
-async function listByOffset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, wanted: number): Promise<IDataObject[]> {
+async function listByOffset(
+	context: RequestContext,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	wanted: number,
+	total?: ListOptions['total'],
+): Promise<IDataObject[]> {
 	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
 	const page = async (offset: number, withTotal = false) =>
 		await apiRequest<ListReply>(context, itemIndex, {
@@ -161,7 +172,8 @@ async function listByOffset(context: RequestContext, itemIndex: number, request:
 	const records = new Records();
 	const keep = (list: IDataObject[]) => records.keep(list);
 
-	const first = await page(0, wanted > PAGE_SIZE);
+	const first = await page(0, wanted > PAGE_SIZE || total !== undefined);
+	if (typeof first.total === 'number' && first.total >= 0) total?.(first.total);
 	keep(first.list);
 	let offset = first.list.length;
 	let last = first;

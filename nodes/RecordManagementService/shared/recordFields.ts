@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties, ResourceMapperValue } from 'n8n-work
 
 import { mappedFields } from './fieldMapper';
 import type { Item } from './item';
+import { checkLinkPairs } from './toolArguments';
 import { parseJsonObject } from './validation';
 
 /** The fields of the interface, each hidden for the built-in entity types that do not have it (any other type may). */
@@ -109,6 +110,12 @@ export const recordBodyFields: INodeProperties[] = [
 
 /** The fields to send for one item, as the user defined them; refuses what cannot be sent. */
 export function recordBody(item: Item): IDataObject {
+	const body = definedFields(item);
+	if (item.asTool) checkLinkPairs(item.node, item.index, body);
+	return body;
+}
+
+function definedFields(item: Item): IDataObject {
 	const mode = item.parameter<string>('bodyMode', 'fields');
 	if (mode === 'mapper') return mappedFields(item, item.parameter<ResourceMapperValue>('columns'));
 	if (mode === 'json') return parseJsonObject(item, item.parameter('jsonBody'), 'JSON');

@@ -9,8 +9,8 @@ import type {
 import { runsAsTool } from './tool';
 
 /**
- * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create and Update, whose
- * answer is the whole record), for AI agents (a tool's output fills the model's context) and for workflows that only
+ * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create, Update, Create or
+ * Update and Stream > Post, whose answer is the whole record or note), for AI agents (a tool's output fills the model's context) and for workflows that only
  * need the values. Off by default, so that saved workflows keep every field. Fields to Return (on lists) already
  * limits what the server sends; Simplify also drops what no one reads from what is left.
  */
@@ -21,7 +21,10 @@ export const simplifyField: INodeProperties = {
 	default: false,
 	description:
 		"Whether to return a compact form of each record: fields without a value are left out, and so is the server's bookkeeping (deletion and follower flags, the details of each e-mail address and phone number, relationship columns, who created or changed the record). Useful when an AI agent reads the result.",
-	displayOptions: { show: { resource: ['record', 'relationship'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update'] } },
+	// Stream > Post: the note it created (EspoCRM's answer is 450-500 characters, mostly empty or bookkeeping).
+	displayOptions: {
+		show: { resource: ['record', 'relationship', 'stream'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update', 'upsert', 'post'] },
+	},
 };
 
 /** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */

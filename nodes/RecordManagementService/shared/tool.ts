@@ -1,5 +1,8 @@
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+
+import type { Item } from './item';
+import type { ListOptions } from './listing';
 
 /**
  * Whether the node runs as a tool of an AI agent: n8n offers every `usableAsTool` node a second type, named like the
@@ -31,3 +34,83 @@ export function withAdviceForModel<E extends Error>(node: Pick<INode, 'type'>, e
 	if (typeof plain === 'string') error.message = messageForModel(node, plain, error.description ?? undefined);
 	return error;
 }
+
+/**
+ * A list run as a tool: the model gets the records up to the Limit, and, when more matched, an item that says how many
+ * matched in all, so that it can narrow its search (or ask for more) instead of taking the first records for all.
+ * `options` go to `listRecords`, `withCount` makes the output.
+ */
+export function countedForModel(item: Item): { options: Pick<ListOptions, 'total'>; withCount: (records: IDataObject[]) => IDataObject[] } {
+	if (!item.asTool) return { options: {}, withCount: (records) => records };
+	let total: number | undefined;
+	return {
+		options: { total: (count) => (total = count) },
+		withCount: (records) =>
+			total === undefined || total <= records.length
+				? records
+				: [
+						...records,
+						{
+							found: total,
+							returned: records.length,
+							message: `${total} records match in all; these are the first ${records.length} (the tool's limit). Narrow the search to find the one you need.`,
+						},
+					],
+	};
+}
+
+/**
+ * What the tool's description says, written as an n8n expression over the node's own parameters as saved
+ * (`$rawParameter`: a parameter the model fills is never evaluated here, where n8n has no arguments yet): the entity
+ * type, what the operation does with which fields, and what comes back. Two Create tools then differ for the model
+ * ("Create one Task record …" and "Create one Lead record …"), where n8n's own description is the same for both.
+ * n8n also resolves it with the other parameters when a routed operation (Get) runs as a tool: it must never throw.
+ */
+const DESCRIBE_TOOL = `(() => { try {
+	const p = $rawParameter;
+	const fixed = (v) => typeof v === 'string' && v.trim() !== '' && !v.startsWith('=');
+	const list = (names) => names.filter(fixed).join(', ');
+	const chosen = p.entityType === 'custom' ? p.customEntityType : p.entityType;
+	const type = fixed(chosen) ? chosen + ' record' : 'record (of the type in the arguments)';
+	const rows = (p.customFields && p.customFields.field) || [];
+	const fields = p.bodyMode === 'json' ? '' : list(p.bodyMode === 'mapper' ? Object.keys((p.columns && p.columns.value) || {}) : Object.keys(p.fields || {}).concat(rows.map((r) => r.name)));
+	const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
+	const conditions = ((p.conditions && p.conditions.condition) || []).map((c) => c.attribute + ' ' + c.operator);
+	const selected = p.listOptions && p.listOptions.select && p.listOptions.select.length ? 'their ID and ' + p.listOptions.select.join(', ') : 'their fields';
+	const limit = p.returnAll ? '' : ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
+	const link = p.link === 'custom' ? p.customLink : p.link;
+	const related = fixed(link) ? 'records of its relationship "' + link + '"' : 'records of the relationship in the arguments';
+	const operation = p.resource + '.' + p.operation;
+	const described = {
+		'record.create': 'Create one ' + type + ' in the CRM.' + sets + ' Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+		'record.update': 'Update one ' + type + ' in the CRM, by its ID.' + sets + ' Returns the record as changed.',
+		'record.upsert': 'Create one ' + type + ' in the CRM, or update the one whose ' + p.matchField + ' matches.' + sets + ' Returns the record.',
+		'record.get': 'Get one ' + type + ' from the CRM by its ID.',
+		'record.delete': 'Delete one ' + type + ' from the CRM by its ID.',
+		'record.getMany': 'Find ' + type + 's in the CRM' + (conditions.length ? ' by ' + conditions.join(', ') : '') + limit + '. Returns ' + selected + ', "found: 0" when none match, and how many matched in all when there are more.',
+		'relationship.getManyRelated': 'List the ' + related + ', linked to one ' + type + limit + '. Returns ' + selected + '.',
+		'relationship.link': 'Link one ' + type + ' to ' + related + ', by their IDs.',
+		'relationship.unlink': 'Unlink one ' + type + ' from ' + related + ', by their IDs.',
+		'stream.post': 'Post a note (Markdown) to the stream of one ' + type + ', by its ID, where the team sees it. Returns the note.',
+		'stream.getStream': 'List the notes of the stream of one ' + type + ', newest first' + limit + '.',
+	};
+	return described[operation] || 'Record Management Service (CRM): ' + p.resource + ', ' + p.operation + '.';
+} catch (error) { return 'Record Management Service (CRM)'; } })()`;
+
+/**
+ * The description an AI agent's model reads for the tool. n8n adds its own "Tool Description" to a tool (its default:
+ * the operation's action, "Create a record from the given fields in Record Management Service", the same for every
+ * entity type) unless the node declares `toolDescription`; this one is shown for the tool only (`@tool`) and defaults
+ * to a description made from the tool's parameters, which the author can replace with their own text.
+ */
+export const toolDescriptionField: INodeProperties = {
+	displayName: 'Tool Description',
+	name: 'toolDescription',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: `={{ ${DESCRIBE_TOOL.replace(/\s*\n\s*/g, ' ')} }}`,
+	description:
+		'What the AI model reads about this tool. The default describes it from its settings (entity type, operation, fields set, conditions, what comes back); replace it with your own text to say when to use the tool.',
+	hint: 'Name the entity type and what the tool returns, so that the model tells tools apart. For a field with a fixed list of values (a status), list the values in its $fromAI description: n8n gives the model no list.',
+	displayOptions: { show: { '@tool': [true] } },
+};

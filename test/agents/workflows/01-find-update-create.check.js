@@ -21,15 +21,15 @@ module.exports = (result, { model, sandbox }, assert) => {
 			request,
 			{
 				Find_contact_by_email: {
-					description: 'Get many records that match conditions in Record Management Service',
+					description: 'Find Contact records in the CRM by emailAddress equals (at most 5). Returns their fields, "found: 0" when none match, and how many matched in all when there are more.',
 					parameters: { email: 'string' },
 				},
 				Create_lead: {
-					description: 'Create a record from the given fields in Record Management Service',
+					description: 'Create one Lead record in the CRM. Fields it sets: firstName, lastName, emailAddress, description. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 					parameters: { firstName: 'string', lastName: 'string', email: 'string', description: 'string' },
 				},
 				Update_record: {
-					description: 'Update the given fields of a record by its ID in Record Management Service',
+					description: 'Update one record (of the type in the arguments) in the CRM, by its ID. A value outside the allowed values of a field is refused with the list of them. Returns the record as changed.',
 					parameters: { entityType: 'string', recordId: 'string', fields: 'string' },
 				},
 			},

@@ -40,7 +40,7 @@ module.exports = (result, { model, sandbox }, assert) => {
 	assert.deepEqual(results.map((r) => r.name), ['Create_lead', 'Update_record', 'Find_opportunity', 'Post_to_stream', 'Update_record', 'Update_record']);
 	assert.equal(
 		text('Create_lead'),
-		`The server found possible duplicates and did not create the record (409): Bob Quote [${lead.id}]. Update the existing record instead (Create or Update matches by a field), or turn on the option "Skip Duplicate Check", where the operation offers it, to create it anyway.`,
+		`The server found possible duplicates and did not create the record (409): Bob Quote [${lead.id}]. Nothing was created. Do not create it again: use the existing record (ID ${lead.id}) instead, as it is (to post on it, link to it or add a task to it) or updated with the new details by its ID.`,
 	);
 	assert.match(text('Update_record'), /^The server did not find what was asked for \(404\).*Check the record ID and the entity type\.$/);
 	assert.match(text('Find_opportunity'), /^The server denied access \(403\)\. The API user's role does not allow this/);

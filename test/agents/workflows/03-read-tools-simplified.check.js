@@ -13,12 +13,14 @@ module.exports = (result, { model, sandbox, state }, assert) => {
 		model,
 		model.requests[0],
 		{
-			Find_account: { description: 'Get many records that match conditions in Record Management Service', parameters: { name: 'string' } },
+			Find_account: {
+				description: 'Find Account records in the CRM by name contains (at most 3). Returns their ID and name, website, "found: 0" when none match, and how many matched in all when there are more.',
+				 parameters: { name: 'string' } },
 			Opportunities_of_an_account: {
-				description: 'Get many records linked to a record in Record Management Service',
+				description: 'List the records of its relationship "opportunities", linked to one Account record (at most the number in the arguments). Returns their ID and name, stage, amount.',
 				parameters: { accountId: 'string', limit: 'number' },
 			},
-			Read_opportunity: { description: 'Get a record by its ID in Record Management Service', parameters: { opportunityId: 'string' } },
+			Read_opportunity: { description: 'Get one Opportunity record from the CRM by its ID.', parameters: { opportunityId: 'string' } },
 		},
 		assert,
 	);

@@ -7,6 +7,7 @@ import { keysetOrderOf, metadataOnce } from '../../shared/listOrder';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
 import { listRecords } from '../../shared/listing';
+import { countedForModel } from '../../shared/tool';
 import { entityTypeOf } from '../../shared/validation';
 
 /**
@@ -22,6 +23,7 @@ export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		const wanted = wantedRecords(item);
 		const keyset = listOrder && dialect === 'espocrm' && wanted === Infinity ? await keysetOrderOf(qs, entityTypeOf(item), metadata) : undefined;
-		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}'), qs }, wanted, { keyset, listOrder });
+		const counted = countedForModel(item);
+		return counted.withCount(await listRecords(this, item.index, { url: pathOf(item, '/{entityType}'), qs }, wanted, { keyset, listOrder, ...counted.options }));
 	});
 }

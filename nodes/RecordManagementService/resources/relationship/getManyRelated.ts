@@ -7,6 +7,7 @@ import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
 import { listRecords } from '../../shared/listing';
+import { countedForModel } from '../../shared/tool';
 import { apiRequest } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
@@ -31,6 +32,8 @@ export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExec
 			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
 			if (select) qs.select = select;
 		}
-		return await listRecords(this, item.index, { url: pathOf(item, '/{entityType}/{recordId}/{link}', target), qs }, wantedRecords(item), { listOrder });
+		const counted = countedForModel(item);
+		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
+		return counted.withCount(await listRecords(this, item.index, { url, qs }, wantedRecords(item), { listOrder, ...counted.options }));
 	});
 }
