@@ -149,7 +149,11 @@ if (require.main === module) {
 	}
 	const os = require('os');
 	let tree = releaseTreeIn(path.resolve(target));
-	if (!tree && fs.statSync(target).isFile()) tree = unpackZip(path.resolve(target), fs.mkdtempSync(path.join(os.tmpdir(), 'espocrm-zip-')), console.error);
+	if (!tree && fs.statSync(target).isFile()) {
+		const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'espocrm-zip-'));
+		process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+		tree = unpackZip(path.resolve(target), scratch, console.error);
+	}
 	if (!tree) {
 		console.error(`${target} holds no EspoCRM release tree`);
 		process.exit(1);
