@@ -16,6 +16,10 @@
  *
  * Options as scripts/e2e.js: E2E_ONLY=<substring>, --no-build, E2E_KEEP=1 (also keeps what the model received:
  * .e2e/agents/<name>.model-requests.json).
+ * A real EspoCRM instead of the sandbox: RMS_ESPOCRM={"origin", "credentials"} (as test:espocrm's phases get it; the
+ * credential with authentication apiKey is used). Then only the workflows whose check says `anyCrm: true` run, the
+ * credential "RMS sandbox (EspoCRM, API key)" points at that EspoCRM, a fixed `assignedUserId` of "1" becomes the API
+ * user's ID, and checks get `sandbox: undefined`. Every check gets `crm` (test/agents/crm.js), the CRM's API.
  * The steps are those of scripts/lib/e2e-runner.js; this file adds the sandbox and the scripted model.
  */
 
@@ -23,14 +27,20 @@ const fs = require('fs');
 const path = require('path');
 const env = require('./n8n-env');
 const { runE2E, exitWith } = require('./lib/e2e-runner');
-const { credentialFiles } = require('../test/e2e/credentials');
+const { CREDENTIALS, credentialFiles } = require('../test/e2e/credentials');
 const { agentExampleWorkflows, MODEL_CREDENTIAL } = require('../test/agents/agent-examples');
+const { crmClient } = require('../test/agents/crm');
+const { SANDBOX_CREDENTIALS } = require('../test/sandbox');
 
 const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = path.join(REPO, 'test', 'agents', 'workflows');
 // inside .e2e/ (ignored by git), apart from what npm run test:e2e keeps there
 const WORK_DIR = path.join(REPO, '.e2e', 'agents');
 const keep = !!process.env.E2E_KEEP;
+/** A real EspoCRM to run on: { origin, credentials: [{ id, name, data }] }. */
+const target = process.env.RMS_ESPOCRM ? JSON.parse(process.env.RMS_ESPOCRM) : undefined;
+const targetKey = target && target.credentials.map((c) => c.data).find((data) => data.authentication === 'apiKey');
+if (target && !targetKey) throw new Error('RMS_ESPOCRM has no credential with authentication apiKey');
 
 /** The sandbox as a check sees it: the requests of this execution only. */
 function sandboxView(sandbox, from) {
@@ -54,10 +64,13 @@ async function startServers() {
 	const sandbox = await startSandbox({ port: 0 });
 	const model = await startScriptedModel();
 	env.log(`sandbox at ${sandbox.baseUrl}, scripted model at ${model.baseUrl}`);
-	const server = (from, wf) => ({ sandbox: sandboxView(sandbox, from), model, state: wf.state });
+	const crm = target ? crmClient(target.origin, targetKey.apiKey) : crmClient(sandbox.origin, SANDBOX_CREDENTIALS.apiKey);
+	const server = (from, wf) => ({ sandbox: target ? undefined : sandboxView(sandbox, from), crm, model, state: wf.state });
+	// on a real EspoCRM, the workflows' EspoCRM credential is that EspoCRM's API user
+	const credentials = credentialFiles(sandbox.origin).map((c) => (target && c.id === CREDENTIALS.espoApiKey.id ? { ...c, data: targetKey } : c));
 	return {
 		credentials: [
-			...credentialFiles(sandbox.origin),
+			...credentials,
 			{ ...MODEL_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-scripted-model-no-real-key', url: model.baseUrl } },
 		],
 		mark: () => sandbox.requests.length,
@@ -90,19 +103,45 @@ async function startServers() {
 	};
 }
 
+/**
+ * On a real EspoCRM: the workflows whose check runs on any CRM, with the API user's ID where the workflow fixes the
+ * assigned user to the sandbox's "1" (EspoCRM requires a Task's assigned user, and its users' IDs are generated).
+ */
+async function targetWorkflows() {
+	const userId = (await crmClient(target.origin, targetKey.apiKey).apiUser()).id;
+	return fs
+		.readdirSync(WORKFLOW_DIR)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((file) => ({ name: file.slice(0, -5), checkFile: path.join(WORKFLOW_DIR, `${file.slice(0, -5)}.check.js`) }))
+		.filter(({ checkFile }) => fs.existsSync(checkFile) && require(checkFile).anyCrm === true)
+		.map(({ name, checkFile }) => ({
+			name,
+			checkFile,
+			json: JSON.parse(fs.readFileSync(path.join(WORKFLOW_DIR, `${name}.json`), 'utf8').replace(/"assignedUserId": "1"/g, `"assignedUserId": ${JSON.stringify(userId)}`)),
+		}));
+}
+
+/** An empty folder: on a real EspoCRM, the workflows come as extraWorkflows only. */
+function noWorkflows() {
+	const dir = path.join(WORK_DIR, 'no-workflows');
+	fs.mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
 exitWith(
-	runE2E({
-		workflowDir: WORKFLOW_DIR,
+	(async () => runE2E({
+		workflowDir: target ? noWorkflows() : WORKFLOW_DIR,
 		workDir: WORK_DIR,
 		start: startServers,
 		tolerateCrashAfterSuccess: true,
 		isolatePackage: true,
-		extraWorkflows: agentExampleWorkflows(),
+		extraWorkflows: target ? await targetWorkflows() : agentExampleWorkflows(),
 		saveOutput: keep,
 		n8nEnv: {
 			N8N_RUNNERS_MODE: 'external',
 			N8N_RUNNERS_AUTH_TOKEN: 'rms-agents-no-runner-connects',
 		},
-	}),
+	}))(),
 	'agents',
 );

@@ -71,6 +71,29 @@ describe('arguments the model got wrong are refused before any request', () => {
 		expect(bed.received()).toEqual([]);
 	});
 
+	test("the field mapper: a missing parent ID is refused, an empty one too (the mapper leaves it out, the parent's type stays)", async () => {
+		const field = (id: string) => ({ id, displayName: id, type: 'string', required: false, display: true, defaultMatch: false });
+		const task = {
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Task',
+			bodyMode: 'mapper',
+			columns: {
+				mappingMode: 'defineBelow',
+				value: { name: 'Call back', assignedUserId: '1', parentType: 'Contact', parentId: fromAI('contactId', 'The ID of the contact') },
+				schema: ['name', 'assignedUserId', 'parentType', 'parentId'].map(field),
+			},
+		};
+		expect((await bed.run(task, [{}], { asTool: true })).error?.message).toMatch(/^The argument "contactId" is missing\./);
+		expect((await bed.run(task, [{ contactId: '' }], { asTool: true })).error?.message).toBe(
+			'The field "parentId" is empty, but "parentType" is set: a link to a record needs both its type and its ID. Nothing was sent: call the tool again with both.',
+		);
+		expect(bed.received()).toEqual([]);
+		// outside tool mode, as before: sent without the parent's ID
+		await bed.run(task, [{}]);
+		expect(bed.received('POST')[0].body).toEqual({ name: 'Call back', assignedUserId: '1', parentType: 'Contact' });
+	});
+
 	test('an ID that is not one (a name): refused, for a routed Get as for an update', async () => {
 		const recordId = { __rl: true, mode: 'id', value: fromAI('contactId', 'The ID of the contact') };
 		const get = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId }, [{ contactId: 'Ada Lovelace' }], { asTool: true });

@@ -20,8 +20,6 @@ import { RECORD_URL } from './validation';
 interface ArgumentSite {
 	path: Array<string | number>;
 	calls: FromAIArgument[];
-	/** The parameter is nothing but one `$fromAI` call: its value is the argument as the model gave it. */
-	whole: boolean;
 }
 
 /** The record's own fields: an empty value there may be meant (to clear a field), unlike an empty record ID or type. */
@@ -37,16 +35,19 @@ const ID_PARAMETERS = new Set(['recordId', 'relatedId', 'relatedIds', 'attachmen
 const ID_FORM = /^[A-Za-z0-9_-]+$/;
 const RECORD_ADDRESS = new RegExp(`^${RECORD_URL}`);
 
-const SINGLE_CALL = /^=\{\{\s*\$fromAI\s*\([^]*\)\s*\}\}$/;
+/** A parameter that is nothing but one `$fromAI` call with literal arguments: its value is the model's argument. */
+const SINGLE_CALL = /^=\{\{\s*\$fromAI\s*\((?:[^()'"`]|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)*\)\s*\}\}$/i;
+/** n8n finds `$fromAI` in any case. */
+const HAS_CALL = /\$fromAI/i;
 
 /** Every `$fromAI` in the node's parameters, with where it is. */
 function argumentSites(node: INode): ArgumentSite[] {
 	const sites: ArgumentSite[] = [];
 	const visit = (value: unknown, path: Array<string | number>) => {
 		if (typeof value === 'string') {
-			if (!value.includes('$fromAI')) return;
+			if (!HAS_CALL.test(value)) return;
 			const calls = extractFromAICalls(value);
-			if (calls.length) sites.push({ path, calls, whole: calls.length === 1 && SINGLE_CALL.test(value) });
+			if (calls.length) sites.push({ path, calls });
 		} else if (Array.isArray(value)) {
 			value.forEach((element, index) => visit(element, [...path, index]));
 		} else if (value !== null && typeof value === 'object') {
@@ -158,8 +159,8 @@ export function checkToolArguments(node: INode, itemIndex: number, argument: (ke
 export function withDeclaredTypes(saved: unknown, value: unknown): unknown {
 	if (typeof saved === 'string') {
 		if (!SINGLE_CALL.test(saved)) return value;
-		const [call] = extractFromAICalls(saved);
-		return call === undefined || value === undefined || value === null ? value : (asDeclaredType(value, call.type)?.value ?? value);
+		const calls = extractFromAICalls(saved);
+		return calls.length !== 1 || value === undefined || value === null ? value : (asDeclaredType(value, calls[0].type)?.value ?? value);
 	}
 	if (saved === null || typeof saved !== 'object' || value === null || typeof value !== 'object') {
 		// A record locator read with `extractValue`: the value is its ID, the saved parameter the locator.

@@ -12,6 +12,10 @@
  * The model is a policy (`plan` below, one list of steps per e-mail), played for every request: each request is one
  * e-mail's conversation, and the policy reads the e-mail and the tool results so far, as a model would.
  * Figures (requests per e-mail, characters the model received from the tools) are printed for the README.
+ *
+ * Runs on the sandbox, and on a real EspoCRM when the runner is given one (`anyCrm`, scripts/agents.js): the records
+ * are seeded and read back through the CRM's API (`crm`, test/agents/crm.js); the requests the tools sent are
+ * asserted on the sandbox only.
  */
 const { assertToolDefinitions } = require('../tool-definitions');
 
@@ -121,7 +125,10 @@ function policy(request, model) {
 	return step(model.toolResults(request));
 }
 
-module.exports = (result, { model, sandbox }, assert) => {
+const INBOX = [...Object.values(KNOWN).map((c) => c.emailAddress), EXISTING_LEAD.emailAddress, 'carol.new@startup.example', 'grace.new@navy.example', 'judy.new@shop.example'];
+const TASKS = ['Call Bob Known back about the renewal', 'Talk to Heidi Known about the training'];
+
+module.exports = async (result, { model, sandbox, crm }, assert) => {
 	assert.equal(model.overruns, 0, 'the model was asked more often than its script answers (or a turn failed)');
 	assert.equal(model.requests.length, TURNS);
 	assert.equal(result.run.status, 'success');
@@ -158,10 +165,15 @@ module.exports = (result, { model, sandbox }, assert) => {
 	const last = {};
 	for (const request of model.requests) last[senderOf(request)] = request;
 	const received = (sender) => model.toolResults(last[sender]);
-	const id = (key, type = 'Contact') =>
-		sandbox.store.list(type).find((r) => r.emailAddress === (KNOWN[key] || { emailAddress: `${key}` }).emailAddress)?.id;
-	const leadId = (email) => sandbox.store.list('Lead').find((r) => r.emailAddress === email).id;
-
+	// the senders' records as the CRM holds them at the end
+	const contacts = {};
+	const leads = {};
+	for (const email of INBOX) {
+		contacts[email] = await crm.list('Contact', { emailAddress: email });
+		leads[email] = await crm.list('Lead', { emailAddress: email });
+	}
+	const id = (key) => contacts[KNOWN[key].emailAddress][0].id;
+	const leadId = (email) => leads[email][0].id;
 	// mistake 1: the missing argument, refused before any request, then the task with it
 	const bob = received('bob');
 	assert.deepEqual(bob.map((r) => r.name), ['Find_contact', 'Create_task', 'Create_task', 'Post_to_stream']);
@@ -192,50 +204,57 @@ module.exports = (result, { model, sandbox }, assert) => {
 		}
 	}
 
-	// what the server holds at the end
-	assert.equal(sandbox.store.count('Contact'), Object.keys(KNOWN).length, 'no contact created');
-	assert.deepEqual(
-		sandbox.store.list('Lead').map((l) => l.emailAddress).sort(),
-		['carol.new@startup.example', 'dan.lead@corp.example', 'grace.new@navy.example', 'judy.new@shop.example'],
-	);
-	const tasks = sandbox.store.list('Task');
+	// what the CRM holds at the end: no contact created, one lead per unknown sender (Dan's not doubled), two tasks
+	// each under its contact with its date, Eve's new number, one post on each sender's record
+	for (const email of INBOX) {
+		const known = Object.values(KNOWN).some((c) => c.emailAddress === email);
+		assert.equal(contacts[email].length, known ? 1 : 0, `contacts with ${email}`);
+		assert.equal(leads[email].length, known ? 0 : 1, `leads with ${email}`);
+	}
+	const tasks = (await Promise.all(TASKS.map((name) => crm.list('Task', { name })))).flat();
 	assert.deepEqual(
 		tasks.map((t) => [t.name, t.parentType, t.parentId, t.dateEndDate]).sort(),
 		[
-			['Call Bob Known back about the renewal', 'Contact', id('bob'), '2026-12-03'],
-			['Talk to Heidi Known about the training', 'Contact', id('heidi'), '2026-12-10'],
+			[TASKS[0], 'Contact', id('bob'), '2026-12-03'],
+			[TASKS[1], 'Contact', id('heidi'), '2026-12-10'],
 		].sort(),
 		'two tasks, each under its contact, with its date',
 	);
-	assert.equal(sandbox.store.get('Contact', id('eve')).phoneNumber, '+15550199');
-	const posts = sandbox.streams.notes.filter((n) => n.type === 'Post');
-	const postedOn = posts.map((n) => `${n.parentType} ${n.parentId}`).sort();
-	const expected = [
-		...['alice', 'bob', 'eve', 'frank', 'heidi', 'ivan'].map((k) => `Contact ${id(k)}`),
-		...['carol.new@startup.example', 'dan.lead@corp.example', 'grace.new@navy.example', 'judy.new@shop.example'].map((e) => `Lead ${leadId(e)}`),
-	].sort();
-	assert.deepEqual(postedOn, expected, 'one post on each sender’s record');
+	assert.equal((await crm.get('Contact', id('eve'))).phoneNumber, '+15550199');
+	const records = [
+		...['alice', 'bob', 'eve', 'frank', 'heidi', 'ivan'].map((k) => ['Contact', id(k)]),
+		...[EXISTING_LEAD.emailAddress, 'carol.new@startup.example', 'grace.new@navy.example', 'judy.new@shop.example'].map((e) => ['Lead', leadId(e)]),
+	];
+	for (const [type, recordId] of records) assert.equal((await crm.posts(type, recordId)).length, 1, `posts on ${type} ${recordId}`);
 
-	// the requests the tools sent: none for the refused call, one failed 409 and one failed 404
-	const statuses = sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path.replace(/\/[0-9a-f]{17}$/, '/{id}')}`);
-	assert.equal(sandbox.find('POST', '/Task').length, 2, 'the refused call sent nothing');
-	assert.equal(statuses.filter((s) => s.startsWith('409')).length, 1);
-	assert.equal(statuses.filter((s) => s.startsWith('404')).length, 1);
-
-	// figures for the README: requests per e-mail, characters the model received from the tools
+	// the tool results the model received, in characters
 	const figures = SENDERS.map((sender) => {
 		const results = received(sender);
 		return { sender, toolCalls: results.length, characters: results.reduce((sum, r) => sum + r.text.length, 0) };
 	});
-	const requests = sandbox.requests.length;
 	const characters = figures.reduce((sum, f) => sum + f.characters, 0);
-	console.log(`      06-inbox: ${requests} requests to the CRM for 10 e-mails (${(requests / 10).toFixed(1)} each), ${TURNS} model turns`);
-	console.log(`      06-inbox: characters the model received from the tools, per e-mail: ${figures.map((f) => `${f.sender} ${f.characters} (${f.toolCalls} calls)`).join(', ')}; ${characters} in all`);
+	console.log(`      06-inbox: characters the model received from the tools, per e-mail: ${figures.map((f) => `${f.sender} ${f.characters} (${f.toolCalls} calls)`).join(', ')}; ${characters} in all; ${TURNS} model turns`);
+	if (!sandbox) return;
+
+	// on the sandbox, the requests the tools sent: none for the refused call, one failed 409 and one failed 404
+	const statuses = sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path}`);
+	assert.equal(sandbox.find('POST', '/Task').length, 2, 'the refused call sent nothing');
+	assert.equal(statuses.filter((s) => s.startsWith('409')).length, 1);
+	assert.equal(statuses.filter((s) => s.startsWith('404')).length, 1);
+	const requests = sandbox.requests.length;
+	console.log(`      06-inbox: ${requests} requests to the CRM for 10 e-mails (${(requests / 10).toFixed(1)} each)`);
+};
+module.exports.before = async ({ crm }) => {
+	// a real EspoCRM keeps what earlier runs left: the senders' records and the tasks go first
+	for (const email of INBOX) {
+		for (const type of ['Contact', 'Lead']) for (const record of await crm.list(type, { emailAddress: email })) await crm.remove(type, record.id);
+	}
+	for (const name of TASKS) for (const task of await crm.list('Task', { name })) await crm.remove('Task', task.id);
+	for (const contact of Object.values(KNOWN)) await crm.create('Contact', contact);
+	await crm.create('Lead', EXISTING_LEAD);
 };
 
-module.exports.before = ({ sandbox }) => {
-	for (const contact of Object.values(KNOWN)) sandbox.store.create('Contact', contact);
-	sandbox.store.create('Lead', EXISTING_LEAD);
-};
+/** Runs on a real EspoCRM too (scripts/agents.js with RMS_ESPOCRM). */
+module.exports.anyCrm = true;
 
 module.exports.script = Array.from({ length: TURNS }, () => policy);
