@@ -11,9 +11,9 @@
  *   3. the workflows of test/espocrm/workflows/ run as by npm run test:e2e (scripts/lib/e2e-runner.js), each checked
  *      by its <name>.check.js against what EspoCRM holds afterwards and the mail that arrived:
  *        module.exports = async (result, espo, assert) => { ... };  module.exports.before = async (espo) => { ... };
- *      and alongside them two phases: the webhook trigger in `n8n start`, delivered to by EspoCRM's own job
- *      (test/espocrm/webhook/), and the forms' lists and the credential test through the engine harness
- *      (test/espocrm/forms/)
+ *      and alongside them three phases: the webhook trigger in `n8n start`, delivered to by EspoCRM's own job
+ *      (test/espocrm/webhook/), the forms' lists and the credential test through the engine harness
+ *      (test/espocrm/forms/), and the node as an AI agent's tools handling an inbox (test/espocrm/agents/)
  *   4. everything it started stopped again (also on failure, Ctrl-C and SIGTERM)
  *
  * Options: --no-build; E2E_ONLY=<substring>; E2E_KEEP=1 (keep .e2e/espocrm/user-folder);
@@ -30,6 +30,7 @@ const { runE2E, exitWith, secs } = require('../lib/e2e-runner');
 const espocrm = require('./espocrm');
 const { credentialFiles } = require('../../test/espocrm/credentials');
 const formsPhase = require('../../test/espocrm/forms/phase');
+const agentsPhase = require('../../test/espocrm/agents/phase');
 const webhookPhase = require('../../test/espocrm/webhook/webhook-trigger');
 
 const REPO = env.REPO_ROOT;
@@ -156,6 +157,12 @@ async function main() {
 					name: formsPhase.name,
 					afterWorkflows: true,
 					run: ({ log: say }) => formsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
+				},
+				// After the workflows too: its inbox creates Contacts and Leads.
+				{
+					name: agentsPhase.name,
+					afterWorkflows: true,
+					run: ({ log: say }) => agentsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
 				},
 				{
 					name: webhookPhase.name,
