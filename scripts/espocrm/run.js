@@ -158,10 +158,12 @@ async function main() {
 					afterWorkflows: true,
 					run: ({ log: say }) => formsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
 				},
-				// After the workflows too: its inbox creates Contacts and Leads.
+				// After the workflows and the forms phase: its inbox creates Contacts and Leads, which the forms phase's
+				// searches compare between two reads.
 				{
 					name: agentsPhase.name,
 					afterWorkflows: true,
+					after: formsPhase.name,
 					run: ({ log: say }) => agentsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
 				},
 				{

@@ -196,8 +196,9 @@ function runsOf(checkFile) {
  *          importOnly ([workflow JSON]: imported with the others, never run by `n8n execute`),
  *          prepareWorkflow ((json, wf) => json: each workflow to run, before the import),
  *          n8nEnv ({ NAME: value }: added to the environment of every n8n process),
- *          phases ([{ name, run(ctx), afterWorkflows? }]: started once the import is done, alongside the workflows (with
- *          afterWorkflows: once they are done, for a phase that writes what the workflows' checks count); a phase passes
+ *          phases ([{ name, run(ctx), afterWorkflows?, after? }]: started once the import is done, alongside the workflows
+ *          (with afterWorkflows: once they are done, for a phase that writes what the workflows' checks count; with
+ *          after: the name of an earlier phase: once that one has ended, for phases that read what the other writes); a phase passes
  *          when run() resolves and fails when it rejects; `only` applies to the names. ctx = { p, userFolder,
  *          n8nEnv, databaseFiles, packageRoot, workDir, keep, log }: p from ensureN8n(), userFolder and n8nEnv those of
  *          the workflows (their executions write to its database meanwhile), databaseFiles a copy of n8n's database
@@ -322,15 +323,22 @@ async function runE2E(options) {
 				databaseFiles.push(path.join(dbDir, f));
 			}
 		}
+		const startedPhases = new Map();
 		const startPhase = (phase) => {
-			const started = Date.now();
 			const ctx = { p, userFolder, n8nEnv, databaseFiles, packageRoot, workDir, keep, log: env.log };
-			return Promise.resolve()
-				.then(() => phase.run(ctx))
+			let started;
+			// `after`: once that phase (when it runs at all) has ended, passed or not
+			const outcome = (startedPhases.get(phase.after) || Promise.resolve())
+				.then(() => {
+					started = Date.now();
+					return phase.run(ctx);
+				})
 				.then(
 					() => ({ phase, ms: Date.now() - started }),
 					(problem) => ({ phase, ms: Date.now() - started, problem: problem || new Error('failed') }),
 				);
+			startedPhases.set(phase.name, outcome);
+			return outcome;
 		};
 		running = chosenPhases.filter((phase) => !phase.afterWorkflows).map(startPhase);
 		const count = workflows.reduce((n, wf) => n + wf.runs, 0);
