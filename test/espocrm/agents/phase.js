@@ -7,35 +7,14 @@
  * n8n of its own (its own user folder under .e2e/agents/).
  */
 const path = require('path');
-const { spawn } = require('child_process');
+const { REPO, runAgainstEspocrm } = require('../lib/child-phase');
 
 const NAME = 'AI Agent tools, a whole inbox (test:agents on EspoCRM)';
-const REPO = path.resolve(__dirname, '..', '..', '..');
 
 /** Resolves when test:agents passes; rejects with its output when it does not. */
-function run({ origin, credentials, log }) {
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [path.join(REPO, 'scripts', 'agents.js'), '--no-build'], {
-			cwd: REPO,
-			env: { ...process.env, E2E_ONLY: '', RMS_ESPOCRM: JSON.stringify({ origin, credentials }) },
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let output = '';
-		child.stdout.on('data', (chunk) => (output += chunk));
-		child.stderr.on('data', (chunk) => (output += chunk));
-		child.on('error', reject);
-		child.on('close', (code) => {
-			const lines = output.split('\n');
-			if (code === 0) {
-				log(`${NAME}: ${lines.filter((line) => /^(PASS|\s+06-inbox:)/.test(line)).map((line) => line.trim()).join('; ')}`);
-				resolve();
-			} else {
-				const problem = new Error(`test:agents exited with ${code}`);
-				problem.lines = lines.slice(-80).map((line) => `      ${line}`);
-				reject(problem);
-			}
-		});
-	});
+async function run({ origin, credentials, log }) {
+	const lines = await runAgainstEspocrm([path.join(REPO, 'scripts', 'agents.js'), '--no-build'], { origin, credentials, env: { E2E_ONLY: '' } });
+	log(`${NAME}: ${lines.filter((line) => /^(PASS|\s+06-inbox:)/.test(line)).map((line) => line.trim()).join('; ')}`);
 }
 
 module.exports = { name: NAME, run };
