@@ -239,6 +239,23 @@ describe("the tool's description", () => {
 		).toBe('Post a note (Markdown) to the stream of one record (of the type in the arguments), by its ID, where the team sees it. Returns the note.');
 	});
 
+	test('lists the allowed values of the mapped fields that have a list, from the field mapper\'s saved schema', () => {
+		// As the editor saves a field mapper (resourceMapper): the fields' schema with their options, the values mapped.
+		const columns = {
+			mappingMode: 'defineBelow',
+			value: { name: fromAI('subject', 'The task'), status: fromAI('status', 'The status'), priority: null },
+			matchingColumns: [],
+			schema: [
+				{ id: 'name', displayName: 'Name', type: 'string', display: true, defaultMatch: false },
+				{ id: 'status', displayName: 'Status', type: 'options', display: true, defaultMatch: false, options: ['Not Started', 'Started', 'Completed'].map((v) => ({ name: v, value: v })) },
+				{ id: 'priority', displayName: 'Priority', type: 'options', display: true, defaultMatch: false, options: ['Low', 'Normal'].map((v) => ({ name: v, value: v })) },
+			],
+		};
+		expect(describeTool({ resource: 'record', operation: 'create', entityType: 'Task', bodyMode: 'mapper', columns })).toBe(
+			'Create one Task record in the CRM. Fields it sets: name, status, priority. Allowed values: status: Not Started | Started | Completed. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+		);
+	});
+
 	test("the author's own text is kept; the node outside tool mode has no such parameter", () => {
 		expect(describeTool({ ...createTask, toolDescription: 'Create a follow-up task under a contact.' })).toBe('Create a follow-up task under a contact.');
 		const workflow = new Workflow({

@@ -62,7 +62,8 @@ export function countedForModel(item: Item): { options: Pick<ListOptions, 'total
 /**
  * What the tool's description says, written as an n8n expression over the node's own parameters as saved
  * (`$rawParameter`: a parameter the model fills is never evaluated here, where n8n has no arguments yet): the entity
- * type, what the operation does with which fields, and what comes back. Two Create tools then differ for the model
+ * type, what the operation does with which fields (and the allowed values of the mapped fields that have a list, which
+ * the field mapper keeps in its saved schema: n8n's $fromAI cannot put them in the tool's schema), and what comes back. Two Create tools then differ for the model
  * ("Create one Task record …" and "Create one Lead record …"), where n8n's own description is the same for both.
  * n8n also resolves it with the other parameters when a routed operation (Get) runs as a tool: it must never throw.
  */
@@ -74,7 +75,9 @@ const DESCRIBE_TOOL = `(() => { try {
 	const type = fixed(chosen) ? chosen + ' record' : 'record (of the type in the arguments)';
 	const rows = (p.customFields && p.customFields.field) || [];
 	const fields = p.bodyMode === 'json' ? '' : list(p.bodyMode === 'mapper' ? Object.keys((p.columns && p.columns.value) || {}) : Object.keys(p.fields || {}).concat(rows.map((r) => r.name)));
-	const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
+	const mapped = (p.columns && p.columns.value) || {};
+	const allowed = p.bodyMode === 'mapper' ? ((p.columns && p.columns.schema) || []).filter((f) => f.options && f.options.length && mapped[f.id] !== undefined && mapped[f.id] !== null && mapped[f.id] !== '').map((f) => f.id + ': ' + f.options.map((o) => o.value).join(' | ')) : [];
+	const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + (allowed.length ? ' Allowed values: ' + allowed.join('; ') + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
 	const conditions = ((p.conditions && p.conditions.condition) || []).map((c) => c.attribute + ' ' + c.operator);
 	const selected = p.listOptions && p.listOptions.select && p.listOptions.select.length ? 'their ID and ' + p.listOptions.select.join(', ') : 'their fields';
 	const limit = p.returnAll ? '' : ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
