@@ -41,7 +41,7 @@ module.exports = async (result, espo, assert) => {
 	assert.deepEqual(espo.find('PUT', `/Call/${callId}/subscription`), [], 'no follow of the call was sent');
 	assert.deepEqual(espo.find('GET', '/Metadata').map((r) => r.status), [200, 200], 'the metadata, once per node run');
 	assert.deepEqual(await espo.query(`SELECT id FROM note WHERE parent_type = 'Call' AND parent_id = ${quote(callId)} AND type = 'Post'`), [], 'no post on the call');
-	assert.deepEqual(await espo.query(`SELECT id FROM subscription WHERE entity_type = 'Call' AND entity_id = ${quote(callId)}`), []);
+	assert.deepEqual(await espo.query(`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Call' AND entity_id = ${quote(callId)}`), []);
 };
 
 module.exports.before = async (espo) => {
