@@ -23,7 +23,7 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const n8nEnv = require('../n8n-env');
 const { ensurePrerequisites, which: findProgram } = require('./prereq');
-const { givenRelease, skipLine, treeDigest } = require('./release');
+const { givenRelease, skipLine, compareWithPinned } = require('./release');
 const { Processes, stopLeftovers, stopStrays, sleep } = require('./processes');
 const { acquireLock } = require('../lib/lock');
 const { espoClient } = require('./client');
@@ -357,8 +357,11 @@ async function install(L, release, log) {
 
 		let t = Date.now();
 		// the given tree stays as it is: the installer writes into data/ and custom/ of the copy
-		const treeSha256 = treeDigest(release.tree);
-		log(`copying ${release.tree} (tree SHA-256 ${treeSha256})`);
+		const { digest: treeSha256, pinned, matches } = compareWithPinned(release.tree, L.version);
+		// another tree than the pinned one (a customised or patched release) is tested as given, and said so
+		log(
+			`copying ${release.tree} (tree SHA-256 ${treeSha256}: ${matches ? 'the release pinned in releases.json' : pinned ? `NOT the ${L.version} pinned in releases.json` : `no ${L.version} is pinned in releases.json`})`,
+		);
 		await copyTree(release.tree, inst.tree);
 		lap('copy', t);
 
