@@ -153,7 +153,7 @@ describe('Post', () => {
 				{ type: 'Contact', id },
 				{ type: 'Call', id: call.id },
 			],
-			{ onError: 'continueRegularOutput' },
+			{ onError: 'continueRegularOutput', typeVersion: 1.1 },
 		);
 		expect(result.json[0]).toMatchObject({ parentType: 'Contact', parentId: id });
 		const refusal = result.items[1].error as RunResult['error'];
@@ -167,10 +167,20 @@ describe('Post', () => {
 		expect(bed.sandbox.streams.notes.map((note) => note.parentType)).toEqual(['Contact', 'Contact']);
 	});
 
+	test('version 1 (saved workflows) posts to and follows a type without a stream as it did, without reading the metadata', async () => {
+		const call = bed.sandbox.store.create('Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00' });
+		const posted = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Call', recordId: byId(call.id), post: 'x' });
+		expect(posted.error).toBeUndefined();
+		expect(posted.json[0]).toMatchObject({ parentType: 'Call', parentId: call.id });
+		const followed = await bed.run({ resource: 'stream', operation: 'follow', entityType: 'Call', recordId: byId(call.id) });
+		expect(followed.json).toEqual([{ followed: true }]);
+		expect(paths(bed.received())).toEqual(['POST /Note', `PUT /Call/${call.id}/subscription`]);
+	});
+
 	test('metadata that cannot be read leaves the check to the server: the post is sent', async () => {
 		const call = bed.sandbox.store.create('Call', { name: 'Kick-off', dateStart: '2026-11-28 10:00:00', dateEnd: '2026-11-28 10:30:00' });
 		bed.sandbox.faults.failNext({ status: 500, pathPrefix: '/Metadata' });
-		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Call', recordId: byId(call.id), post: 'x' });
+		const result = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Call', recordId: byId(call.id), post: 'x' }, [{}], { typeVersion: 1.1 });
 		expect(result.error).toBeUndefined();
 		expect(bed.received().map((request) => [`${request.method} ${request.path}`, request.status])).toEqual([
 			['GET /Metadata', 500],
@@ -272,7 +282,7 @@ describe('Follow and Unfollow', () => {
 			{ type: 'Contact', id },
 			{ type: 'Call', id: call.id },
 		];
-		const followed = await bed.run(follow, items, { onError: 'continueRegularOutput' });
+		const followed = await bed.run(follow, items, { onError: 'continueRegularOutput', typeVersion: 1.1 });
 		for (const index of [0, 2]) {
 			const error = followed.items[index].error as RunResult['error'];
 			expect(error?.message).toBe(`The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item ${index})`);

@@ -256,6 +256,15 @@ describe("the tool's description", () => {
 		);
 	});
 
+	test('Fields to Return as one text (not a list) and a Match By Field from an expression still give a description', () => {
+		expect(describeTool({ resource: 'record', operation: 'getMany', entityType: 'Contact', limit: 3, listOptions: { select: 'firstName,emailAddress' } })).toBe(
+			'Find Contact records in the CRM (at most 3). Returns their ID and firstName,emailAddress, "found: 0" when none match, and how many matched in all when there are more.',
+		);
+		expect(describeTool({ resource: 'record', operation: 'upsert', entityType: 'Lead', matchField: '={{ $json.key }}', fields: { lastName: fromAI('lastName', 'Last name') } })).toMatch(
+			/^Create one Lead record in the CRM, or update the one whose match field matches\. Fields it sets: lastName\./,
+		);
+	});
+
 	test("the author's own text is kept; the node outside tool mode has no such parameter", () => {
 		expect(describeTool({ ...createTask, toolDescription: 'Create a follow-up task under a contact.' })).toBe('Create a follow-up task under a contact.');
 		const workflow = new Workflow({

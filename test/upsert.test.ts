@@ -353,6 +353,19 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		expect(where.value).toEqual(expect.arrayContaining([number(41), '+1 555 400 0041', number(60), '+1 555 400 0060']));
 	});
 
+	test('in a field that is not a phone field, "+1 23" and "+123" are two values: two records are created', async () => {
+		const result = await bed.run({ ...upsertByPhone, matchField: 'description', fields: { lastName: '={{ $json.last }}' } }, [
+			{ phone: '+1 23', last: 'Spaced' },
+			{ phone: '+123', last: 'Joined' },
+		]);
+		expectNoOutputError(result);
+		expect(bed.received('POST').map((request) => request.body)).toEqual([
+			{ lastName: 'Spaced', description: '+1 23' },
+			{ lastName: 'Joined', description: '+123' },
+		]);
+		expect(store().count('Contact')).toBe(2);
+	});
+
 	test('other spellings EspoCRM stores in E.164, a second number, a number without "+" and a new one written twice', async () => {
 		const dashed = store().create('Contact', { lastName: 'Dashed', phoneNumber: number(70) });
 		const extension = store().create('Contact', { lastName: 'Extension', phoneNumber: number(71) });

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 /*
- * Sends the same requests to the sandbox (test/sandbox, in this process) and to a fresh real EspoCRM 8.1.5, and
- * prints where their answers differ (status, X-Status-Reason, the shape of the body). A tool for whoever keeps the
- * sandbox close to EspoCRM; it changes neither.
+ * Sends the same requests to the sandbox (test/sandbox, in this process) and to a fresh real EspoCRM (the release given
+ * at run time), and prints where their answers differ (status, X-Status-Reason, the shape of the body). A tool for
+ * whoever keeps the sandbox close to EspoCRM; it changes neither.
  *
  *   node scripts/espocrm/compare-sandbox.js            every probe
  *   node scripts/espocrm/compare-sandbox.js --all      also the probes whose answers agree

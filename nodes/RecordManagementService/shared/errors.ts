@@ -135,7 +135,7 @@ const MAX_SIZE_REFUSED = /max size/i;
 /** EspoCRM 9's refusal of a sender address that the API user may not send from (Email's CheckFromAddress hook). */
 const FROM_ADDRESS_REFUSED = /not allowed 'from' address/i;
 /** What EspoCRM says of a list's where items, order and search filters: 400 on 9.x, 500 on 8.x. */
-const LIST_SETTING_REFUSED = /where item|order|primary filter|bool filter/i;
+const LIST_SETTING_REFUSED = /where item|order by|order value|primary filter|bool filter/i;
 /** EspoCRM 9's answer to a relationship name the entity type does not have (8.x answers 500). */
 const UNKNOWN_LINK = /link does not exist/i;
 

@@ -79,7 +79,8 @@ const DESCRIBE_TOOL = `(() => { try {
 	const allowed = p.bodyMode === 'mapper' ? ((p.columns && p.columns.schema) || []).filter((f) => f.options && f.options.length && mapped[f.id] !== undefined && mapped[f.id] !== null && mapped[f.id] !== '').map((f) => f.id + ': ' + f.options.map((o) => o.value).join(' | ')) : [];
 	const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + (allowed.length ? ' Allowed values: ' + allowed.join('; ') + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
 	const conditions = ((p.conditions && p.conditions.condition) || []).map((c) => c.attribute + ' ' + c.operator);
-	const selected = p.listOptions && p.listOptions.select && p.listOptions.select.length ? 'their ID and ' + p.listOptions.select.join(', ') : 'their fields';
+	const select = p.listOptions && p.listOptions.select ? [].concat(p.listOptions.select).filter(fixed) : [];
+	const selected = select.length ? 'their ID and ' + select.join(', ') : 'their fields';
 	const limit = p.returnAll ? '' : ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
 	const link = p.link === 'custom' ? p.customLink : p.link;
 	const related = fixed(link) ? 'records of its relationship "' + link + '"' : 'records of the relationship in the arguments';
@@ -87,7 +88,7 @@ const DESCRIBE_TOOL = `(() => { try {
 	const described = {
 		'record.create': 'Create one ' + type + ' in the CRM.' + sets + ' Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
 		'record.update': 'Update one ' + type + ' in the CRM, by its ID.' + sets + ' Returns the record as changed.',
-		'record.upsert': 'Create one ' + type + ' in the CRM, or update the one whose ' + p.matchField + ' matches.' + sets + ' Returns the record.',
+		'record.upsert': 'Create one ' + type + ' in the CRM, or update the one whose ' + (fixed(p.matchField) ? p.matchField : 'match field') + ' matches.' + sets + ' Returns the record.',
 		'record.get': 'Get one ' + type + ' from the CRM by its ID.',
 		'record.delete': 'Delete one ' + type + ' from the CRM by its ID.',
 		'record.getMany': 'Find ' + type + 's in the CRM' + (conditions.length ? ' by ' + conditions.join(', ') : '') + limit + '. Returns ' + selected + ', "found: 0" when none match, and how many matched in all when there are more.',
@@ -114,6 +115,6 @@ export const toolDescriptionField: INodeProperties = {
 	default: `={{ ${DESCRIBE_TOOL.replace(/\s*\n\s*/g, ' ')} }}`,
 	description:
 		'What the AI model reads about this tool. The default describes it from its settings (entity type, operation, fields set, conditions, what comes back); replace it with your own text to say when to use the tool.',
-	hint: 'Name the entity type and what the tool returns, so that the model tells tools apart. For a field with a fixed list of values (a status), list the values in its $fromAI description: n8n gives the model no list.',
+	hint: 'Name the entity type and what the tool returns, so that the model tells tools apart. For a field with a fixed list of values (a status) not set through the Field Mapper, list the values in its $fromAI description: n8n gives the model no list.',
 	displayOptions: { show: { '@tool': [true] } },
 };

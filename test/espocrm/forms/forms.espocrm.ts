@@ -1,5 +1,5 @@
 /**
- * The forms' lists, the credential test and the polling trigger against the real EspoCRM 8.1.5: the node's
+ * The forms' lists, the credential test and the polling trigger against the real EspoCRM (8.1.5 and 9.1.7): the node's
  * loadOptions, listSearch and resourceMapping methods, its credential test and the trigger's poll, run through n8n's
  * own contexts (the engine harness), with the credentials of test/espocrm/credentials.js. A phase of
  * `npm run test:espocrm` (scripts/espocrm/run.js starts it with `RMS_ESPOCRM` = {origin, credentials}); not part of

@@ -1,5 +1,5 @@
 /**
- * Lists as EspoCRM users search them (issue 32), against the real EspoCRM 8.1.5: Search Text compared with the request
+ * Lists as EspoCRM users search them (issue 32), against the real EspoCRM (8.1.5 and 9.1.7): Search Text compared with the request
  * the CRM's own search box sends, each primary filter offered for Contact, Lead, Opportunity and Case compared with
  * what its definition selects (the same records asked for with plain where conditions), Only My and Followed as the
  * API user, and Return All paging by ID. The node runs through n8n's engine (test/harness/engine.ts). A phase of

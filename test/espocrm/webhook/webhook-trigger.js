@@ -1,6 +1,6 @@
 'use strict';
 /*
- * The webhook trigger in the real n8n against the real EspoCRM 8.1.5: `n8n start` with the workflow published,
+ * The webhook trigger in the real n8n against the real EspoCRM (8.1.5 and 9.1.7): `n8n start` with the workflow published,
  * EspoCRM delivering through its own scheduled job. A phase of `npm run test:espocrm` (scripts/espocrm/run.js),
  * alongside the workflows: the trigger watches Cases, which no workflow touches, so that their records cannot reach it.
  * The same steps as the sandbox's phase (test/e2e/webhook/webhook-trigger.js), with EspoCRM in the sandbox's place:

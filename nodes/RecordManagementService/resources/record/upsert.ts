@@ -102,7 +102,7 @@ function read(item: Item): Upsert {
 	if (!Number.isInteger(valuesPerLookup) || (valuesPerLookup as number) < 1) {
 		throw item.refuse('Match Values per Look-Up', `must be a whole number of at least 1 (${String(valuesPerLookup)})`);
 	}
-	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue), body: recordBody(item), options };
+	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue, matchField), body: recordBody(item), options };
 }
 
 /**

@@ -35,11 +35,13 @@ export interface MatchValue {
 /**
  * The value as the server may hold it. A phone number written with "+" is stored in E.164 by EspoCRM
  * ("+1 555 400 0041" as "+15554000041") and compared as stored: it is looked up in that form and as given. Any
- * field's value may be one; a field that is not a phone field merely gets its value looked up in both forms.
+ * field's value may be one; a field that is not a phone field merely gets its value looked up in both forms. Only in a
+ * phone field (named so: `phoneNumber`, `cMobilePhone`) are two spellings of one number one record's: elsewhere
+ * "+1 23" and "+123" stay two values.
  */
-export function matchValueOf(value: string | number | boolean): MatchValue {
+export function matchValueOf(value: string | number | boolean, matchField: string): MatchValue {
 	const forms = typeof value === 'string' ? storedPhoneFormsOf(value) : [value];
-	return { forms, key: matchKeyOf(forms[0]) };
+	return { forms, key: matchKeyOf(/phone/i.test(matchField) ? forms[0] : value) };
 }
 
 /**

@@ -18,7 +18,7 @@ const WITHOUT_STREAM = {
 const STREAM_TYPES_AS_INSTALLED = new Set(['Account', 'Case', 'Contact', 'Lead', 'Meeting', 'Opportunity', 'Task']);
 
 /**
- * Refuses, before the item's request, a post to or a follow of a record whose entity type has no stream in EspoCRM
+ * From node version 1.1 on, refuses, before the item's request, a post to or a follow of a record whose entity type has no stream in EspoCRM
  * (`scopes.<type>.stream` not set: Call, Document, Email, User, custom types made as "Base"…), which EspoCRM takes
  * without a word (`WITHOUT_STREAM`). The server's metadata says which types have one (scopesOfRun: read once per run,
  * by the first item of a type not in STREAM_TYPES_AS_INSTALLED).
@@ -27,7 +27,8 @@ const STREAM_TYPES_AS_INSTALLED = new Set(['Account', 'Case', 'Contact', 'Lead',
  * the API), and "not followed" is the truth about any record of such a type.
  */
 export async function requireStream(context: RequestContext, item: Item, entityType: string, operation: keyof typeof WITHOUT_STREAM) {
-	if (STREAM_TYPES_AS_INSTALLED.has(entityType)) return;
+	// Version 1 sent these, and its saved workflows still do (CONTRIBUTING.md): the refusal comes with version 1.1.
+	if (context.getNode().typeVersion < 1.1 || STREAM_TYPES_AS_INSTALLED.has(entityType)) return;
 	const scopes = await scopesOfRun(context, item.index);
 	const scope = scopes?.[entityType];
 	if (!scopes || !scope?.entity || scope.stream) return;
