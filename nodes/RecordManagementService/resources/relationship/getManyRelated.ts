@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf } from '../../shared/dialect';
@@ -7,8 +7,8 @@ import { relatedRecordSelect } from '../../shared/metadata';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
 import { listRecords } from '../../shared/listing';
+import { metadataOnce } from '../../shared/listOrder';
 import { countedForModel } from '../../shared/tool';
-import { apiRequest } from '../../shared/transport';
 import { entityTypeOf, linkOf } from '../../shared/validation';
 
 /**
@@ -20,8 +20,7 @@ import { entityTypeOf, linkOf } from '../../shared/validation';
  * after the last record would have to follow.
  */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	let metadata: Promise<IDataObject> | undefined;
-	const readMetadata = async () => await (metadata ??= apiRequest(this, 0, { method: 'GET', url: '/Metadata' }));
+	const readMetadata = metadataOnce(this);
 	const dialect = await dialectOf(this);
 	const espocrm = dialect === 'espocrm';
 	const listOrder = this.getNode().typeVersion >= 1.1;
