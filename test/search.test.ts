@@ -340,7 +340,8 @@ describe("Return All in the list's order (issue 40.4, version 1.1)", () => {
 		const requests = listRequests();
 		expect(requests).toHaveLength(3);
 		for (const [index, request] of requests.entries()) {
-			expect(request.headers['x-no-total']).toBe('true');
+			// The second page counts the records after the first: a long list is read in segments (see "a long list").
+			expect(request.headers['x-no-total']).toBe(index === 1 ? undefined : 'true');
 			expect(request.query).toMatchObject({ orderBy: 'createdAt', order: 'desc', maxSize: '200' });
 			expect(request.query.offset).toBeUndefined();
 			if (index === 0) {
@@ -377,6 +378,124 @@ describe("Return All in the list's order (issue 40.4, version 1.1)", () => {
 			expect(requests.every((request) => request.query.offset === undefined && request.query.orderBy === 'status')).toBe(true);
 		},
 	);
+
+	describe('a long list (two segments of 5,000 records or more after the first page): in segments read side by side', () => {
+		const statuses = [null, 'alpha', 'Alpha', 'beta', null, 'BETA', 'gamma', 'alpha', 'delta'];
+		const accounts = (count: number, status = (index: number): string | null => statuses[index % statuses.length]) =>
+			Array.from({ length: count }, (_, index) => store().create('Account', { name: `Firm ${index}`, status: status(index) }));
+		const byStatus = (order: 'asc' | 'desc') => getMany({ entityType: 'Account', listOptions: { orderBy: 'status', order } });
+		/** The segments' cuts: one record each, read by offset. */
+		const isCut = (request: RecordedRequest) => request.query.maxSize === '1';
+		/** A segment's first page: from its cut on (the ID condition includes the cut's own). */
+		const startsAtCut = (request: RecordedRequest) => /"(less|greater)ThanOrEquals","attribute":"id"/.test(JSON.stringify(request.query.where ?? []));
+
+		test('cut at records read by offset; the order of a Limit, every record once, records created and deleted meanwhile', async () => {
+			// 200 on the first page, then 15,000: three segments, cut at the 5,000th and 10,000th after the first page.
+			accounts(15_200);
+			const limited = await bed.run({ ...byStatus('desc'), returnAll: false, limit: 15_200 }, undefined, v11);
+			expect(limited.json).toHaveLength(15_200);
+			bed.sandbox.clearRequests();
+
+			// While the cuts are read: a record deleted in each segment (the list's 700th, 5,300th and 10,300th), three
+			// created (one sorts before the first page).
+			const doomed = [700, 5_300, 10_300].map((place) => limited.json[place]);
+			const created: IDataObject[] = [];
+			onRequest = (request) => {
+				if (created.length || request.path !== '/Account' || !isCut(request)) return;
+				for (const record of doomed) store().delete('Account', String(record.id));
+				for (const status of ['zeta', 'alpha', null]) created.push(store().create('Account', { name: 'Late', status }));
+			};
+			const all = await bed.run(byStatus('desc'), undefined, v11);
+			expect(all.error).toBeUndefined();
+			const requests = listRequests();
+			const read = ids(all.json);
+			expect(new Set(read).size).toBe(read.length);
+			const createdIds = new Set(ids(created));
+			const gone = new Set(ids(doomed));
+			expect(read.filter((id) => !createdIds.has(id))).toEqual(ids(limited.json).filter((id) => !gone.has(id)));
+			// The ones created meanwhile come in their place, if at all: the one before the first page does not.
+			const now = ids((await bed.run({ ...byStatus('desc'), returnAll: false, limit: 15_203 }, undefined, v11)).json);
+			expect(read).toEqual(now.filter((id) => read.includes(id) || !createdIds.has(id)));
+			expect(read).not.toContain(created[0].id);
+
+			const [first, second] = requests;
+			expect(first.headers['x-no-total']).toBe('true');
+			expect(first.query.where).toBeUndefined();
+			// The second page counts the records after the first page.
+			expect(second.headers['x-no-total']).toBeUndefined();
+			const afterFirstPage = second.query.where as IDataObject[];
+			expect(afterFirstPage).toHaveLength(1);
+			// Two cuts, each a record of the sort field only, after the first page, without the total.
+			const cuts = requests.filter(isCut);
+			expect(cuts.map((request) => [request.query.offset, request.query.select, request.headers['x-no-total']])).toEqual([
+				['5000', 'status', 'true'],
+				['10000', 'status', 'true'],
+			]);
+			for (const cut of cuts) expect(cut.query.where).toEqual(afterFirstPage);
+			const pages = requests.slice(2).filter((request) => !isCut(request));
+			for (const page of pages) {
+				expect(page.query).toMatchObject({ orderBy: 'status', order: 'desc', maxSize: '200' });
+				expect(page.query.offset).toBeUndefined();
+				expect(page.headers['x-no-total']).toBe('true');
+			}
+			// The later segments start at once, beside the first one's next page (Max Parallel Requests 5).
+			const starts = pages.filter(startsAtCut);
+			expect(starts).toHaveLength(2);
+			expect(pages.indexOf(starts[1])).toBeLessThan(3);
+			// Every page but the last segment's ends before the next segment's cut.
+			expect(pages.filter((page) => (page.query.where as IDataObject[]).length === 1).length).toBeGreaterThan(10);
+			expect(pages.filter((page) => (page.query.where as IDataObject[]).length === 2).length).toBeGreaterThan(40);
+
+			// One request at a time (Max Parallel Requests 1): the same records in the same order.
+			const oneByOne = await bed.run({ ...byStatus('desc'), requestSettings: { maxParallel: 1 } }, undefined, v11);
+			expect(ids(oneByOne.json)).toEqual(now);
+		});
+
+		test.each(['asc', 'desc'] as const)('cuts among records without a value and with an empty one (%s): no record in two segments', async (order) => {
+			// Ascending: 8,000 NULLs, then 5,000 empty, then the rest; the cuts fall on a NULL and on an empty value
+			// (5,200th and 10,200th place), descending on an empty value and on a NULL.
+			accounts(15_200, (index) => (index < 8_000 ? null : index < 13_000 ? '' : `v${index % 97}`));
+			const limited = await bed.run({ ...byStatus(order), returnAll: false, limit: 15_200 }, undefined, v11);
+			bed.sandbox.clearRequests();
+			const all = await bed.run(byStatus(order), undefined, v11);
+			expect(ids(all.json)).toEqual(ids(limited.json));
+			const requests = listRequests();
+			const starts = JSON.stringify(requests.filter(startsAtCut).map((request) => request.query.where));
+			expect(starts).toContain('"isNull"');
+			expect(starts).toContain('"value":""');
+			// Each segment exactly 5,000 records (25 full pages and an empty one): a record in two segments would make
+			// one of them longer, and cost a page more.
+			expect(requests).toHaveLength(1 + 2 + 3 * 26);
+		});
+
+		test('a list that ignores the conditions (opted-out members of a target list) is read again by offset, each record once', async () => {
+			accounts(10_400);
+			bed.sandbox.faults.ignoresWhereAndOrder = true;
+			const all = await bed.run(byStatus('desc'), undefined, v11);
+			expect(all.error).toBeUndefined();
+			expect(new Set(ids(all.json)).size).toBe(10_400);
+			expect(all.json).toHaveLength(10_400);
+			// The second page repeats the first: no cuts; by offset from the start, to the empty page after the last.
+			const offsets = listRequests().map((request) => request.query.offset);
+			expect(offsets).toEqual([undefined, undefined, ...Array.from({ length: 53 }, (_, index) => String(index * 200))]);
+		});
+
+		test('a page refused in one segment fails the item, and the other segments send nothing more', async () => {
+			accounts(15_200);
+			let segmentStarts = 0;
+			onRequest = (request) => {
+				if (request.path === '/Account' && startsAtCut(request) && ++segmentStarts === 2) {
+					bed.sandbox.faults.failNext({ method: 'GET', pathPrefix: '/Account', status: 400, reason: 'Bad page' });
+				}
+			};
+			const all = await bed.run(byStatus('desc'), undefined, v11);
+			expect(all.error?.message).toMatch(/400|Bad page/);
+			const sent = listRequests().length;
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			expect(listRequests()).toHaveLength(sent);
+			expect(sent).toBeLessThan(20);
+		});
+	});
 
 	test('sorted by an enum (EspoCRM sorts by its options, not comparable in where): by offset, in the order of a Limit', async () => {
 		const types = ['Reseller', 'Customer', '', 'Partner'];

@@ -9,8 +9,8 @@ import type { Item } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { listRecords, repeats } from '../RecordManagementService/shared/listing';
-import type { ListReply } from '../RecordManagementService/shared/listing';
-import { PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
+import { NO_TOTAL, PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
+import type { ListReply } from '../RecordManagementService/shared/transport';
 
 /**
  * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue
@@ -144,7 +144,7 @@ async function pollSince(
 	let previous: ListReply | undefined;
 	for (let offset = 0; ; offset += PAGE_SIZE - OVERLAP) {
 		// The poll stops on dates, not on a count: no page needs the total (counting costs EspoCRM a query per page).
-		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...qs, offset, maxSize: PAGE_SIZE }, headers: { 'X-No-Total': 'true' } });
+		const page = await apiRequest<ListReply>(context, 0, { method: 'GET', expect: 'list', url, qs: { ...qs, offset, maxSize: PAGE_SIZE }, headers: { ...NO_TOTAL } });
 		// A server that ignores `offset` answers the first page again: what lies beyond it cannot be read.
 		if (previous && repeats(page, previous)) break;
 		previous = page;

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { inParallel } from '../RecordManagementService/shared/customOperations';
+import { inParallel } from '../RecordManagementService/shared/parallel';
 import { dialectOf } from '../RecordManagementService/shared/dialect';
 import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/activation';
 import { asNodeError, readFailure } from '../RecordManagementService/shared/errors';

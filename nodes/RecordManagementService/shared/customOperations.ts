@@ -4,30 +4,10 @@ import { sleep } from 'n8n-workflow';
 import { asNodeError } from './errors';
 import type { Item } from './item';
 import { itemOf } from './item';
+import { inParallel } from './parallel';
 import { withAdviceForModel } from './tool';
 import { withAllowedValues } from './toolErrors';
 import { runOf } from './transport';
-
-/**
- * Runs `task` for the indexes 0 … count - 1, at most `limit` at once, starting them in order. After a task fails,
- * no further task starts; the ones under way finish, then the first failure is thrown.
- */
-export async function inParallel(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
-	let next = 0;
-	let failure: { error: unknown } | undefined;
-	const worker = async () => {
-		while (next < count && failure === undefined) {
-			const index = next++;
-			try {
-				await task(index);
-			} catch (error) {
-				failure ??= { error };
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(count, limit) }, worker));
-	if (failure !== undefined) throw failure.error;
-}
 
 /**
  * Lets the items of a custom operation read their parameters one at a time, and gives n8n a turn of the event loop

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { KeysetOrder } from './listing';
+import type { KeysetOrder } from './keyset';
 import { apiRequest } from './transport';
 
 /**

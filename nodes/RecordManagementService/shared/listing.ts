@@ -1,15 +1,9 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { PAGE_SIZE, apiRequest, runOf } from './transport';
-import type { RequestContext } from './transport';
-
-export interface ListReply {
-	total?: number;
-	list: IDataObject[];
-}
-
-/** Asks the server not to count the matching records, which costs it a query per page (`total` is then -1 or -2). */
-const NO_TOTAL = { 'X-No-Total': 'true' };
+import { BY_ID, listByKeyset, listInSegments } from './keyset';
+import type { KeysetOrder } from './keyset';
+import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from './transport';
+import type { ListReply, RequestContext } from './transport';
 
 /** The records of a list, each once, in the order they came. */
 class Records {
@@ -29,20 +23,6 @@ class Records {
 		return added;
 	}
 }
-
-/**
- * A list order that paging can resume after the last record read (keyset paging): by `field`, then by ID, both in
- * `order`, as EspoCRM sorts (Select/Order/Applier: the ID in the same direction breaks ties). Only for a field
- * that EspoCRM sorts by its own column and compares in `where` with the same collation, so that the condition
- * "after the last record" agrees with the order exactly (see README, "Filters and paging").
- */
-export interface KeysetOrder {
-	field: string;
-	order: 'asc' | 'desc';
-}
-
-/** Version 1's Return All without a sort order: by ID, oldest first. */
-const BY_ID: KeysetOrder = { field: 'id', order: 'asc' };
 
 /**
  * Whether to page by ID instead of by offset: version 1's Return All from EspoCRM in no order the user chose. Each
@@ -78,8 +58,9 @@ export interface ListOptions {
 
 /**
  * The records of a list request, `wanted` at the most (Infinity: all), each once.
- * - Return All in a keyset order (`keyset`, or version 1's order by ID, see pagesById): page after page from the
- *   last record read, until a short page.
+ * - Return All in a keyset order: page after page from the last record read, until a short page; a long list in
+ *   segments read side by side (`keyset`, version 1.1: listInSegments), version 1's order by ID from one end to the
+ *   other (pagesById, listByKeyset).
  * - Otherwise by offset. When the first page tells the total, the pages up to it are read at once, within Max
  *   Parallel Requests, without the total (`X-No-Total`); then, and whenever the server gives no total (EspoCRM
  *   answers -1 or -2 for some lists), one page after another until a short one.
@@ -91,65 +72,19 @@ export async function listRecords(
 	wanted = Infinity,
 	{ serverOrder = false, keyset, listOrder = false, total }: ListOptions = {},
 ): Promise<IDataObject[]> {
-	if (wanted === Infinity && keyset) return await listByKeyset(context, itemIndex, request, keyset);
-	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) return await listByKeyset(context, itemIndex, request, BY_ID);
+	if (wanted === Infinity && keyset) {
+		const segments = await listInSegments(context, itemIndex, request, keyset);
+		if (segments === undefined) return await listByOffset(context, itemIndex, request, Infinity);
+		// Two cuts between segments could cross if thousands of records went between their reads, and the segments
+		// overlap: each record is kept once, where it came first.
+		const records = new Records();
+		for (const segment of segments) records.keep(segment);
+		return records.list;
+	}
+	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) {
+		return (await listByKeyset(context, itemIndex, request, BY_ID)) ?? (await listByOffset(context, itemIndex, request, Infinity));
+	}
 	return await listByOffset(context, itemIndex, request, wanted, total);
-}
-
-/**
- * The where item of the records after `last` in the order: (field beyond its value) or (the same value and the ID
- * beyond). MySQL and MariaDB sort NULL first in ascending order and last in descending order, and no comparison
- * takes NULL: a record without a value is followed by the others without one (by ID), then, ascending, by all
- * with one.
- */
-function after({ field, order }: KeysetOrder, last: IDataObject): IDataObject {
-	const beyond = order === 'asc' ? 'greaterThan' : 'lessThan';
-	const idBeyond = { type: beyond, attribute: 'id', value: last.id };
-	if (field === 'id') return idBeyond;
-	const value = last[field];
-	const isNull = { type: 'isNull', attribute: field };
-	if (value === null) {
-		const nullsAfter = { type: 'and', value: [isNull, idBeyond] };
-		return order === 'asc' ? { type: 'or', value: [nullsAfter, { type: 'isNotNull', attribute: field }] } : nullsAfter;
-	}
-	const tied = { type: 'and', value: [{ type: 'equals', attribute: field, value }, idBeyond] };
-	const later = [{ type: beyond, attribute: field, value }, tied];
-	return { type: 'or', value: order === 'asc' ? later : [...later, isNull] };
-}
-
-async function listByKeyset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder): Promise<IDataObject[]> {
-	// Each page starts after the last record of the one before, so no record can come twice: only the last page's IDs
-	// are kept, to tell a server that ignored the condition (no set of 100,000 IDs).
-	const records: IDataObject[] = [];
-	let previousIds = new Set<unknown>();
-	const where = ((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
-	let last: IDataObject | undefined;
-	for (;;) {
-		const reply = await apiRequest<ListReply>(context, itemIndex, {
-			...request,
-			expect: 'list',
-			method: 'GET',
-			headers: { ...request.headers, ...NO_TOTAL },
-			qs: {
-				...request.qs,
-				orderBy: order.field,
-				order: order.order,
-				maxSize: PAGE_SIZE,
-				...(last === undefined ? {} : { where: [...where, after(order, last)] }),
-			},
-		});
-		// A list that ignores the condition and the order (EspoCRM's opted-out members of a target list) answers the
-		// last page again; a record without the sort field (a server that did not add it to the select) cannot be
-		// followed: such a list is read again from the start, by offset.
-		if (reply.list.some((record) => previousIds.has(record.id))) return await listByOffset(context, itemIndex, request, Infinity);
-		for (const record of reply.list) records.push(record);
-		previousIds = new Set(reply.list.map((record) => record.id));
-		if (reply.list.length < PAGE_SIZE) break;
-		last = reply.list[reply.list.length - 1];
-		if (last.id === undefined) break;
-		if (!(order.field in last)) return await listByOffset(context, itemIndex, request, Infinity);
-	}
-	return records;
 }
 
 async function listByOffset(

@@ -33,6 +33,15 @@ export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 /** The server returns at most this many records per list request, and refuses a larger maxSize. */
 export const PAGE_SIZE = 200;
 
+/** A page of a list: its records, and how many match in all when the server counted them. */
+export interface ListReply {
+	total?: number;
+	list: IDataObject[];
+}
+
+/** Asks the server not to count the matching records, which costs it a query per page (`total` is then -1 or -2). */
+export const NO_TOTAL = { 'X-No-Total': 'true' };
+
 /** Every kind of n8n context that sends requests: operations, routed items, triggers, webhook lifecycle. */
 export type RequestContext =
 	| IExecuteFunctions

@@ -3,7 +3,9 @@
 // Accounts whose SIC code (varchar) is NULL, empty, or differs only in letter case, accents or a trailing space, and
 // whose names tie the same ways. Return All sorted by the SIC code (both ways) or by name, paged from the last record
 // read, gives exactly the records and the order of EspoCRM's own list read by offset; sorted by an enum (options'
-// order) it pages by offset; without a sort order it follows the default (createdAt, newest first).
+// order) it pages by offset; without a sort order it follows the default (createdAt, newest first). A long list
+// (15,200 Accounts by SQL, the same SIC codes: every cut between segments falls among records that tie) is read in
+// three segments side by side, cut at two records read by offset, and still gives EspoCRM's order exactly.
 const { pool, requestsFor } = require('../lib/helpers');
 
 const COUNT = 450;
@@ -11,6 +13,8 @@ const SIC_CODES = [null, 'alpha', 'Alpha', 'alpha ', 'beta', 'Béta', 'BETA', ''
 const NAME_FORMS = ['x', 'X', 'x ', 'é'];
 const TYPES = ['Reseller', 'Customer', '', 'Partner', 'Investor'];
 const WHERE = [{ type: 'startsWith', attribute: 'name', value: 'Order19 ' }];
+const LONG_COUNT = 15200;
+const LONG_WHERE = [{ type: 'startsWith', attribute: 'name', value: 'Order19L ' }];
 
 const CASES = [
 	{ node: 'By SIC Code Asc', query: { orderBy: 'sicCode', order: 'asc' }, keyset: true },
@@ -18,26 +22,41 @@ const CASES = [
 	{ node: 'By Name', query: { orderBy: 'name', order: 'asc' }, keyset: true },
 	{ node: 'By Type', query: { orderBy: 'type', order: 'asc' }, keyset: false },
 	{ node: 'Newest First', query: {}, keyset: true },
+	{ node: 'Long List By SIC Code Asc', query: { orderBy: 'sicCode', order: 'asc' }, keyset: true, cuts: 2 },
+	{ node: 'Long List By SIC Code Desc', query: { orderBy: 'sicCode', order: 'desc' }, keyset: true, cuts: 2 },
 ];
 
 module.exports = async (result, espo, assert) => {
 	const lists = requestsFor(espo, 'Account').filter((r) => r.method === 'GET' && r.path === '/Account');
-	for (const { node, query, keyset } of CASES) {
+	for (const { node, query, keyset, cuts = 0 } of CASES) {
+		const count = cuts ? LONG_COUNT : COUNT;
+		const where = cuts ? LONG_WHERE : WHERE;
 		const error = result.error(node);
 		assert.ok(!error, `${node} failed: ${error && (error.message || JSON.stringify(error))}`);
 		const ids = result.items(node).map((item) => item.id);
 		assert.equal(new Set(ids).size, ids.length, `${node}: a record came twice`);
-		const expected = (await espo.api.list('Account', { select: 'id', where: WHERE, ...query })).map((record) => record.id);
-		assert.equal(ids.length, COUNT, `${node}: ${ids.length} records`);
+		const expected = (await espo.api.list('Account', { select: 'id', where, ...query })).map((record) => record.id);
+		assert.equal(ids.length, count, `${node}: ${ids.length} records`);
 		assert.deepEqual(ids, expected, `${node}: not in the order of EspoCRM's list`);
 		const orderBy = query.orderBy ?? 'createdAt';
-		const paged = lists.filter((r) => new RegExp(`[?&]orderBy=${orderBy}(&|$)`).test(r.rawQuery) && /(^|&)offset=/.test(r.rawQuery));
+		const ofCase = lists.filter((r) => new RegExp(`[?&]orderBy=${orderBy}(&|$)`).test(r.rawQuery) && decodeURIComponent(r.rawQuery.replace(/\+/g, ' ')).includes(where[0].value));
+		const paged = ofCase.filter((r) => /(^|&)offset=/.test(r.rawQuery) && !/(^|&)maxSize=1(&|$)/.test(r.rawQuery));
+		const cutsRead = ofCase.filter((r) => new RegExp(`[?&]order=${query.order}(&|$)`).test(r.rawQuery) && /(^|&)maxSize=1(&|$)/.test(r.rawQuery));
+		if (query.order) assert.equal(cutsRead.length, cuts, `${node}: ${cutsRead.length} records read by offset to cut the list`);
 		if (keyset) assert.equal(paged.length, 0, `${node}: paged by offset: ${paged.map((r) => r.url).join(' ')}`);
 		else assert.ok(paged.length >= 2, `${node}: ${paged.length} requests by offset`);
 	}
 };
 
 module.exports.before = async (espo) => {
+	// The long list by SQL (15,000 posts would take minutes): IDs of 17 characters as EspoCRM's; 'Béta' as UTF-8 bytes,
+	// whatever the client's character set.
+	await espo.query(`INSERT INTO account (id, deleted, name, sic_code, created_at, modified_at)
+		SELECT CONCAT('o19', LPAD(HEX(seq), 14, '0')), 0, CONCAT('Order19L ', seq % 40),
+			CASE seq % 9 WHEN 0 THEN NULL WHEN 1 THEN 'alpha' WHEN 2 THEN 'Alpha' WHEN 3 THEN 'alpha ' WHEN 4 THEN 'beta'
+				WHEN 5 THEN CONVERT(X'42C3A97461' USING utf8mb4) WHEN 6 THEN 'BETA' WHEN 7 THEN '' ELSE 'gamma' END,
+			DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND)
+		FROM seq_1_to_${LONG_COUNT}`);
 	await pool(Array.from({ length: COUNT }, (_, i) => i), 4, async (i) => {
 		const body = {
 			name: `Order19 ${NAME_FORMS[i % NAME_FORMS.length]}${i % 40}`,

@@ -7,7 +7,7 @@ import { asNodeError } from '../../shared/errors';
 import type { FailedResponse } from '../../shared/errors';
 import type { Item } from '../../shared/item';
 import { itemOf } from '../../shared/item';
-import { inParallel } from '../../shared/customOperations';
+import { inParallel } from '../../shared/parallel';
 import { outcomeUnknown, runOf, send } from '../../shared/transport';
 import type { ApiRequest } from '../../shared/transport';
 import { entityTypeOf, idsFrom } from '../../shared/validation';
