@@ -55,9 +55,9 @@ function before({ field, order }: KeysetOrder, next: IDataObject): IDataObject {
 	return after({ field, order: order === 'asc' ? 'desc' : 'asc' }, next);
 }
 
-/** Whether a page is followed by more: a full one whose records have IDs to resume after. */
+/** Whether a page is followed by more: a full one (or longer: a server that ignored maxSize) whose records have IDs. */
 function goesOn(page: IDataObject[]): boolean {
-	return page.length === PAGE_SIZE && page[page.length - 1].id !== undefined;
+	return page.length >= PAGE_SIZE && page[page.length - 1].id !== undefined;
 }
 
 /** A list request read in a keyset order. */
