@@ -55,6 +55,11 @@ function before({ field, order }: KeysetOrder, next: IDataObject): IDataObject {
 	return after({ field, order: order === 'asc' ? 'desc' : 'asc' }, next);
 }
 
+/** The where items of the records after `start` (from it on when `inclusive`) and, with an `end`, before it. */
+function between(order: KeysetOrder, start: IDataObject, inclusive: boolean, end: IDataObject | undefined): IDataObject[] {
+	return end === undefined ? [after(order, start, inclusive)] : [after(order, start, inclusive), before(order, end)];
+}
+
 /** Whether a page is followed by more: a full one (or longer: a server that ignored maxSize) whose records have IDs. */
 function goesOn(page: IDataObject[]): boolean {
 	return page.length >= PAGE_SIZE && page[page.length - 1].id !== undefined;
@@ -104,7 +109,7 @@ class KeysetList {
 	async pageAfter(page: IDataObject[], end?: IDataObject, total = false): Promise<ListReply | undefined> {
 		const last = page[page.length - 1];
 		if (!(this.order.field in last)) return undefined;
-		const reply = await this.page(end === undefined ? [after(this.order, last)] : [after(this.order, last), before(this.order, end)], { total });
+		const reply = await this.page(between(this.order, last, false, end), { total });
 		// Each page starts after the last record of the one before, so no record can come twice: only the last page's
 		// IDs are kept, to tell a server that ignored the condition (no set of 100,000 IDs).
 		const previousIds = new Set(page.map((record) => record.id));
@@ -179,9 +184,8 @@ export async function listInSegments(context: RequestContext, itemIndex: number,
 
 	const readSegment = async (index: number) => {
 		if (index === 0) return await list.follow(second.list, cuts[0]);
-		const [start, end] = [cuts[index - 1], cuts[index]];
-		const page = (await list.page(end === undefined ? [after(order, start, true)] : [after(order, start, true), before(order, end)])).list;
-		return await list.follow(page, end);
+		const end = cuts[index];
+		return await list.follow((await list.page(between(order, cuts[index - 1], true, end))).list, end);
 	};
 	const segments: Array<IDataObject[] | undefined> = [];
 	await inParallel(cuts.length + 1, runOf(context).settings.maxParallel, async (index) => {
