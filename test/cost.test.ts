@@ -272,3 +272,84 @@ describe('Return All pages in parallel when the first page tells the total', () 
 		expect(bed.sandbox.maxInFlightSeen).toBe(1);
 	});
 });
+
+describe("Return All in the list's order (version 1.1, EspoCRM): a second page, and the metadata, only when the list goes on", () => {
+	const v11 = { typeVersion: 1.1 };
+	const seed = (count: number) =>
+		Array.from({ length: count }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${String(n).padStart(3, '0')}` }));
+	const getAll = (listOptions: IDataObject = {}) => ({ resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, listOptions });
+	const ids = (items: IDataObject[]) => items.map((item) => String(item.id));
+
+	beforeEach(() => bed.use('apiKey', 'espocrm'));
+
+	test.each([
+		['without a sort order', {}],
+		['sorted by lastName', { orderBy: 'lastName' }],
+		['sorted, descending, with Fields to Return', { orderBy: 'lastName', order: 'desc', select: 'firstName' }],
+	])('a list of one page (%s): exactly one request, without the total, in the order of a Limit', async (_, listOptions) => {
+		seed(150);
+		const limited = await bed.run({ ...getAll(listOptions), returnAll: false, limit: 200 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(getAll(listOptions), undefined, v11);
+		expect(all.error).toBeUndefined();
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(all.json).toHaveLength(150);
+		const [only, ...more] = bed.received();
+		expect(more).toEqual([]);
+		expect(only.path).toBe('/Contact');
+		expect(only.headers['x-no-total']).toBe('true');
+		expect(only.query.orderBy).toBe((listOptions as IDataObject).orderBy);
+		expect(only.query.order).toBe((listOptions as IDataObject).order);
+	});
+
+	test.each([
+		['8.1.5: the whole metadata, the key ignored', false],
+		['9.1 and later: only the entity type\'s part', true],
+	])('a longer list (%s): the metadata once per run, after the first page; each record once, in the order of a Limit', async (_, byKey) => {
+		bed.sandbox.metadataByKey = byKey;
+		seed(450);
+		const limited = await bed.run({ ...getAll(), returnAll: false, limit: 450 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		// Two input items, each a Return All of the same list.
+		const all = await bed.run(getAll(), [{}, {}], v11);
+		expect(all.error).toBeUndefined();
+		const expected = ids(limited.json);
+		expect(ids(all.json)).toEqual([...expected, ...expected]);
+
+		const requests = bed.received();
+		const metadata = requests.filter((request) => request.path === '/Metadata');
+		expect(metadata.map((request) => request.query)).toEqual([{ key: 'entityDefs.Contact' }]);
+		// After a first page came back full, before any page that follows on from it.
+		const at = requests.indexOf(metadata[0]);
+		expect(requests.slice(0, at).every((request) => request.path === '/Contact' && request.query.orderBy === undefined)).toBe(true);
+		const following = requests.filter((request) => request.path === '/Contact' && request.query.where !== undefined);
+		expect(following.length).toBe(4);
+		expect(following.every((request) => requests.indexOf(request) > at && request.query.orderBy === 'createdAt')).toBe(true);
+		// Nothing by offset: the order was known from the metadata in either form.
+		expect(requests.filter((request) => request.query.offset !== undefined)).toEqual([]);
+	});
+
+	test('a list of exactly one full page reads the metadata and a second, empty page: a full page may be followed by more', async () => {
+		seed(200);
+		const all = await bed.run(getAll(), undefined, v11);
+		expect(all.json).toHaveLength(200);
+		expect(bed.received().map((request) => request.path)).toEqual(['/Contact', '/Metadata', '/Contact']);
+	});
+
+	test('the metadata refused (a role without it): the list goes on by offset after the first page, each record once', async () => {
+		seed(450);
+		const limited = await bed.run({ ...getAll(), returnAll: false, limit: 450 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		bed.sandbox.faults.failNext({ method: 'GET', pathPrefix: '/Metadata', status: 403 });
+		const all = await bed.run(getAll(), undefined, v11);
+		expect(all.error).toBeUndefined();
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(bed.received().map((request) => [request.path, request.query.offset, request.headers['x-no-total']])).toEqual([
+			['/Contact', undefined, 'true'],
+			['/Metadata', undefined, undefined],
+			// The second page counts, so that the pages up to the total can be read at once.
+			['/Contact', '200', undefined],
+			['/Contact', '400', 'true'],
+		]);
+	});
+});

@@ -55,6 +55,16 @@ const DIALECTS = ['both', 'standard', 'espocrm'];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 
+/** EspoCRM's Util::getValueByKey: the value at a dotted path, null where the path leads nowhere. @param {unknown} data @param {string} key */
+function valueByKey(data, key) {
+  let value = data;
+  for (const part of key.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, part)) return null;
+    value = /** @type {Record<string, unknown>} */ (value)[part];
+  }
+  return value;
+}
+
 class Sandbox {
   /** @param {SandboxOptions} options */
   constructor(options) {
@@ -82,6 +92,8 @@ class Sandbox {
     this.restricted = new Set(options.restrictedScopes ?? []);
     /** @type {Set<string>} */
     this.noStream = new Set();
+    /** EspoCRM 9.1 and later: `GET /Metadata?key=a.b` answers that part of the metadata (8.1.5 ignores the key). */
+    this.metadataByKey = false;
     this.origin = '';
     this.baseUrl = '';
     this.server = http.createServer((req, res) => {
@@ -152,6 +164,7 @@ class Sandbox {
     this.maxInFlightSeen = this.inFlight;
     this.restricted = new Set(this.options.restrictedScopes ?? []);
     this.noStream = new Set();
+    this.metadataByKey = false;
   }
 
   expireTokens() {
@@ -371,7 +384,10 @@ class Sandbox {
     if (ctrl === 'Attachment' && !espoOnly) throw noController();
     if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
-      return ok(h.metadata({ ...ctx, restricted: this.restrictedFor(user) }));
+      const metadata = h.metadata({ ...ctx, restricted: this.restrictedFor(user) });
+      // Controllers/Metadata::getActionRead of 9.1+: Util::getValueByKey, null for a key that leads nowhere.
+      if (this.metadataByKey && typeof query.key === 'string') return ok(valueByKey(metadata, query.key));
+      return ok(metadata);
     }
     if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'App' does not exist.");

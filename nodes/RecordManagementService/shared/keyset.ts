@@ -165,8 +165,8 @@ export async function listByKeyset(context: RequestContext, itemIndex: number, r
 }
 
 /**
- * Return All in a keyset order (version 1.1's list order), a long list in segments read side by side. The second page
- * also counts the records after the first; when they make two segments (SEGMENT_SIZE) or more, they are cut at
+ * Return All in a keyset order (version 1.1's list order) after its `first` page (read in this order, in full), a long
+ * list in segments read side by side. The second page also counts the records after the first; when they make two segments (SEGMENT_SIZE) or more, they are cut at
  * records read by offset, and each segment is read from its cut (inclusive) up to before the next one, page after
  * page from the last record read, as many segments at once as Max Parallel Requests allows. The cuts are positions
  * in the order (a value and an ID), so in a list that does not change each record falls into exactly one segment, in
@@ -174,10 +174,10 @@ export async function listByKeyset(context: RequestContext, itemIndex: number, r
  * read, one deleted meanwhile shifts nothing. The segments' records, in the list's order; undefined when the list
  * cannot be followed: read it by offset.
  */
-export async function listInSegments(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder) {
+export async function listInSegments(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder, first: IDataObject[]) {
+	// A full page whose last record has no ID has no place to follow on from.
+	if (!goesOn(first)) return undefined;
 	const list = new KeysetList(context, itemIndex, request, order);
-	const first = (await list.page([])).list;
-	if (!goesOn(first)) return [first];
 	const second = await list.pageAfter(first, undefined, true);
 	if (second === undefined) return undefined;
 	const cuts = await list.cutsAfter(first[first.length - 1], second.total);
