@@ -6,7 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
-import { countEvaluations } from './harness/engine';
+import { countEvaluations, countParameterReads } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
 
 const bed = useSandbox();
@@ -175,6 +175,30 @@ describe('fields read as they are from the item: no evaluation, the same request
 		// The collection with an object field is evaluated by the engine whole; the form's fields are not.
 		expect([...dropped.evaluations.keys()].filter((expression) => Object.values(asDropped).includes(expression))).toEqual([]);
 		expect(dropped.evaluations.get('={{ $json.nested }}')).toBe(people.length);
+	});
+});
+
+describe("what a create reads of n8n's parameters per item (issue 48)", () => {
+	test('fields from the item, Skip Duplicate Check, Simplify: nothing through getNodeParameter per item, the Request Settings once per run', async () => {
+		const items = Array.from({ length: ITEMS }, (_, n) => ({ first: `A${n}`, last: `B${n}`, email: `n${n}@example.com` }));
+		const { result, reads } = await countParameterReads(
+			async () =>
+				await bed.run(
+					{
+						resource: 'record',
+						operation: 'create',
+						entityType: 'Contact',
+						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
+						createOptions: { skipDuplicateCheck: true },
+						simplify: true,
+					},
+					items,
+				),
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((json) => json.firstName)).toEqual(['A0', 'A1', 'A2', 'A3']);
+		expect(bed.received('POST').map((request) => request.headers['x-skip-duplicate-check'])).toEqual(['true', 'true', 'true', 'true']);
+		expect(Object.fromEntries(reads)).toEqual({ requestSettings: 1 });
 	});
 });
 

@@ -2,7 +2,8 @@
 'use strict';
 /*
  * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll,
- *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder]
+ *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder,rawJoins,
+ *                                                   nodeListOrderJoins,rawSortJoins,nodeSortJoins]
  *                         [--runs N] [--no-build] [--keep] [--json FILE]
  *
  * Creates on the real EspoCRM of the tests (the release given at run time: scripts/espocrm/espocrm.js), the `create`
@@ -52,6 +53,9 @@ const { contact } = require('./sandbox-server');
 const { createsOfThisNode, createsOfHttpRequestNode, httpPages, inSubWorkflow, SETTLE_SECONDS } = require('./workflows');
 
 const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
+// the fields users pick (issue 48): the e-mail address and the account need joins (entity_email_address and
+// email_address for the primary address, account for accountName)
+const SELECT_JOINS = ['firstName', 'lastName', 'emailAddress', 'accountId'];
 const CREATES = 1000;
 const PARALLEL = 5;
 // the items of the creates, as the workflows' Code node makes them (workflows.js)
@@ -151,6 +155,12 @@ function workflows() {
 		...inSubWorkflow('rmsEspoSubLst001', 'rmsEspoRunLst001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields", [
 			node({ listOptions: { select: SELECT } }, 1.1),
 		]),
+		...inSubWorkflow('rmsEspoSubSrj001', 'rmsEspoRunSrj001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields with joins', [
+			node({ listOptions: { select: SELECT_JOINS, orderBy: 'lastName', order: 'asc' } }, 1.1),
+		]),
+		...inSubWorkflow('rmsEspoSubLsj001', 'rmsEspoRunLsj001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields with joins", [
+			node({ listOptions: { select: SELECT_JOINS } }, 1.1),
+		]),
 		...inSubWorkflow(
 			'rmsEspoSubHtp001',
 			'rmsEspoRunHtp001',
@@ -226,6 +236,10 @@ async function main() {
 			{ key: 'rawSortFirst', label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }) },
 			{ key: 'nodeSortFirst', label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrf001' },
 			{ key: 'nodeListOrder', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunLst001' },
+			{ key: 'rawJoins', label: `raw client, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS) },
+			{ key: 'nodeListOrderJoins', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunLsj001' },
+			{ key: 'rawSortJoins', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS, { orderBy: 'lastName', order: 'asc' }) },
+			{ key: 'nodeSortJoins', label: `this node 1.1, Return All sorted by lastName, Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunSrj001' },
 		];
 		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
 		// runs[k][case key]: one measurement
@@ -269,7 +283,7 @@ async function main() {
 
 		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
 		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel' };
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel', rawJoins: 'rawJoins', nodeListOrderJoins: 'rawJoins', rawSortJoins: 'rawSortJoins', nodeSortJoins: 'rawSortJoins' };
 		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
@@ -305,6 +319,8 @@ async function main() {
 			['nodeAll', 0.6, 'without'],
 			['nodeSort', 0.3, 'sorted by lastName, with Fields to Return (version 1.1)'],
 			['nodeSortFirst', 0.3, 'sorted by firstName, with Fields to Return (version 1.1)'],
+			['nodeListOrderJoins', 0.3, `in the list's order, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
+			['nodeSortJoins', 0.3, `sorted by lastName, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
 		]) {
 			if (!has(key, refOf[key])) continue;
 			const ratio = median(ratiosOf(key, refOf[key]));
