@@ -429,23 +429,28 @@ describe("Return All in the list's order (issue 40.4, version 1.1)", () => {
 			expect(second.headers['x-no-total']).toBeUndefined();
 			const afterFirstPage = second.query.where as IDataObject[];
 			expect(afterFirstPage).toHaveLength(1);
-			// Two cuts, each a record of the sort field only, after the first page, without the total.
+			// Two cuts, each a record of the sort field only, without the total: the first 5,000 records after the first
+			// page, the second 4,999 after the first cut (the 10,000th after the first page).
 			const cuts = requests.filter(isCut);
 			expect(cuts.map((request) => [request.query.offset, request.query.select, request.headers['x-no-total']])).toEqual([
 				['5000', 'status', 'true'],
-				['10000', 'status', 'true'],
+				['4999', 'status', 'true'],
 			]);
-			for (const cut of cuts) expect(cut.query.where).toEqual(afterFirstPage);
+			expect(cuts[0].query.where).toEqual(afterFirstPage);
 			const pages = requests.slice(2).filter((request) => !isCut(request));
 			for (const page of pages) {
 				expect(page.query).toMatchObject({ orderBy: 'status', order: 'desc', maxSize: '200' });
 				expect(page.query.offset).toBeUndefined();
 				expect(page.headers['x-no-total']).toBe('true');
 			}
-			// The later segments start at once, beside the first one's next page (Max Parallel Requests 5).
 			const starts = pages.filter(startsAtCut);
 			expect(starts).toHaveLength(2);
-			expect(pages.indexOf(starts[1])).toBeLessThan(3);
+			// The second cut is read after the first (the records after it), where the second segment starts (from it on).
+			const startsFrom = starts.map((page) => JSON.stringify([(page.query.where as IDataObject[])[0]]));
+			expect(startsFrom).toContain(JSON.stringify(cuts[1].query.where).replace('"lessThan","attribute":"id"', '"lessThanOrEquals","attribute":"id"'));
+			// Each segment starts as soon as its cuts are read, beside the first one's pages (Max Parallel Requests 5).
+			expect(requests.indexOf(starts[0])).toBeLessThan(requests.indexOf(cuts[1]) + 3);
+			expect(requests.indexOf(starts[1])).toBeLessThan(requests.indexOf(cuts[1]) + 4);
 			// Every page but the last segment's ends before the next segment's cut.
 			expect(pages.filter((page) => (page.query.where as IDataObject[]).length === 1).length).toBeGreaterThan(10);
 			expect(pages.filter((page) => (page.query.where as IDataObject[]).length === 2).length).toBeGreaterThan(40);
