@@ -335,7 +335,7 @@ export interface Sandbox {
 	setNoStreamScopes(entityTypes: string[]): void;
 	/** Whether API users' role allows the Webhook scope; without it every /Webhook request of theirs is 403 with an empty reason. reset() allows it again. */
 	setWebhookScope(allowed: boolean): void;
-	/** Answer `GET /Metadata?key=a.b` with that part of the metadata alone (null where there is none), as EspoCRM 9.1 and later do; 8.1.5 (false, the default) ignores the key. reset() sets it back to false. */
+	/** Answer `GET /Metadata?key=a.b` with that part of the metadata alone (an empty body where there is none), as EspoCRM 9.1 and later do; 8.1.5 (false, the default) ignores the key. reset() sets it back to false. */
 	metadataByKey: boolean;
 	/** EspoCRM's webhooks: queued events, delivery, what was sent. */
 	readonly webhooks: SandboxWebhooks;

@@ -385,8 +385,12 @@ class Sandbox {
     if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
       const metadata = h.metadata({ ...ctx, restricted: this.restrictedFor(user) });
-      // Controllers/Metadata::getActionRead of 9.1+: Util::getValueByKey, null for a key that leads nowhere.
-      if (this.metadataByKey && typeof query.key === 'string') return ok(valueByKey(metadata, query.key));
+      // Controllers/Metadata::getActionRead of 9.1+: Util::getValueByKey; null for a key that leads nowhere, which 9.1.7
+      // sends as an empty body (measured).
+      if (this.metadataByKey && typeof query.key === 'string') {
+        const part = valueByKey(metadata, query.key);
+        return part === null ? { status: 200, body: Buffer.from(''), headers: { 'Content-Type': 'application/json' } } : ok(part);
+      }
       return ok(metadata);
     }
     if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {
