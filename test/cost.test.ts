@@ -345,6 +345,7 @@ describe("Return All in the list's order (version 1.1, EspoCRM): a second page, 
 		expect(metadata.map((request) => request.query)).toEqual([{ key: 'entityDefs.Contact' }]);
 		// After a first page came back full, before any page that follows on from it.
 		const at = requests.indexOf(metadata[0]);
+		expect(at).toBeGreaterThan(0);
 		expect(requests.slice(0, at).every((request) => request.path === '/Contact' && request.query.orderBy === undefined)).toBe(true);
 		const following = requests.filter((request) => request.path === '/Contact' && request.query.where !== undefined);
 		expect(following.length).toBe(4);
