@@ -215,7 +215,7 @@ describe('fields the engine refuses to read are refused as before', () => {
 describe('fields whose names the engine refuses in the text of an expression', () => {
 	// Measured with n8n-workflow 2.41: the engine refuses any expression with `.constructor` in its text, and reads
 	// `$json.globalThis` as the global object, which its sanitiser then refuses. Taken from the item, such a field is
-	// what it holds; the node keeps that, as it keeps the engine's refusal of any other expression (README, Performance).
+	// what it holds; the node keeps that, as it keeps the engine's refusal of any other expression (docs/performance.md).
 	test.each([
 		['constructorName', 'Expression contains invalid constructor function call'],
 		['constructor_id', 'Expression contains invalid constructor function call'],

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * The bench's printout: per job a table (Markdown, so that it can be pasted into the README), then one line per goal.
+ * The bench's printout: per job a table (Markdown, so that it can be pasted into docs/performance.md), then one line per goal.
  * Every figure is the median over the runs, with min–max; a ratio is taken within each run (the case against its
  * raw reference measured seconds apart, under the same machine load), then the median of those ratios.
  */

@@ -125,7 +125,7 @@ async function main() {
 	}
 	if (!(await onNode24(__filename))) return;
 
-	// a job marked `onlyWhenAsked` (an investigation, not a goal of the README's table) runs only when --only names it
+	// a job marked `onlyWhenAsked` (an investigation, not a goal of docs/performance.md's table) runs only when --only names it
 	const jobs = JOBS.filter((j) => (opts.only ? opts.only.includes(j.name) : !j.onlyWhenAsked));
 	const startedAt = new Date();
 	const loadStart = load();

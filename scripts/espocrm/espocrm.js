@@ -514,7 +514,7 @@ async function setUpThroughApi(admin, smtp, log, version) {
 	});
 	// EspoCRM 9 lets a user who is not an admin send from the system address only when a group e-mail account with SMTP
 	// holds that address (Classes/RecordHooks/Email/CheckFromAddress): what an administrator sets up for API users
-	// (README, "What servers do that you will meet"). 8.x sends through the system SMTP without it.
+	// (README, "Compatibility"). 8.x sends through the system SMTP without it.
 	let systemGroupAccountId;
 	if (Number(version.split('.')[0]) >= 9) {
 		const account = await admin.ok('POST', '/InboundEmail', {

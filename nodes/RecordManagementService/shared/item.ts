@@ -76,13 +76,13 @@ const NEEDS_ENGINE = Symbol('needs the expression engine');
  * such a value as it is). Anything else is the engine's: an object, null or a missing field, a name the engine refuses
  * (`constructor`, `caller`, … : n8n-workflow's `isSafeObjectProperty`). The engine also refuses `.constructor…` and
  * `.globalThis` anywhere in an expression's text; a field so named (`constructorName`) is still taken from the item
- * here, which the README states (tested in cost.test.ts). After evaluating, n8n converts only values
+ * here, which docs/performance.md states (tested in cost.test.ts). After evaluating, n8n converts only values
  * whose description declares a `validateType` (none of this node's) and a field mapper's `columns.value` (this node
  * reads `columns` whole, which n8n does not convert).
  *
  * Why: n8n 2.41 evaluates each expression in an isolated context at about 0.45 ms, as long as a request to a fast
  * server takes; for 1,000 creates with three mapped fields that was 1.1 s of a 1.8 s run, spent between one answer
- * and the next request (README, "Performance").
+ * and the next request (docs/performance.md).
  */
 function valueWithoutEngine(raw: unknown, json: IDataObject): unknown {
 	if (typeof raw === 'string') {

@@ -8,7 +8,7 @@ import type { ListReply, RequestContext } from './transport';
  * A list order that paging can resume after the last record read (keyset paging): by `field`, then by ID, both in
  * `order`, as EspoCRM sorts (Select/Order/Applier: the ID in the same direction breaks ties). Only for a field
  * that EspoCRM sorts by its own column and compares in `where` with the same collation, so that the condition
- * "after the last record" agrees with the order exactly (see README, "Filters and paging").
+ * "after the last record" agrees with the order exactly (see docs/filters-and-paging.md).
  */
 export interface KeysetOrder {
 	field: string;

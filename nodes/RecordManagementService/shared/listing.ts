@@ -103,8 +103,8 @@ async function followingOn(context: RequestContext, itemIndex: number, request: 
 	const order = await followOn();
 	const segments = order && (await listInSegments(context, itemIndex, request, order, first.list));
 	if (segments === undefined) return await listByOffset(context, itemIndex, request, Infinity, undefined, first);
-	// Two cuts between segments could cross if thousands of records went between their reads, and the segments
-	// overlap: each record is kept once, where it came first.
+	// Each cut lies after the one before it, so the segments do not overlap; kept once by ID all the same, as every
+	// list is.
 	const records = new Records();
 	for (const segment of segments) records.keep(segment);
 	return records.list;

@@ -8,7 +8,7 @@
  *   addressCity  `{{ $('Ticket').item.json.lastName }}`  the agent's item by its node's name
  * In n8n 2.41.1 a tool's `$json` is the agent's item with the model's arguments laid over it: the node gives exactly
  * what the engine gives, so the description is the model's last name, the source the item's, and the item's own last
- * name is reached by the node's name (README, "Use with AI agents").
+ * name is reached by the node's name (docs/ai-agents.md).
  */
 module.exports = (result, { model, sandbox }, assert) => {
 	assert.equal(model.overruns, 0, 'the model was asked more often than its script answers (or a turn failed)');

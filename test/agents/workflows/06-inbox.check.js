@@ -11,7 +11,7 @@
  *
  * The model is a policy (`plan` below, one list of steps per e-mail), played for every request: each request is one
  * e-mail's conversation, and the policy reads the e-mail and the tool results so far, as a model would.
- * Figures (requests per e-mail, characters the model received from the tools) are printed for the README.
+ * Figures (requests per e-mail, characters the model received from the tools) are printed for docs/ai-agents.md.
  *
  * Runs on the sandbox, and on a real EspoCRM when the runner is given one (`anyCrm`, scripts/agents.js): the records
  * are seeded and read back through the CRM's API (`crm`, test/agents/crm.js); the requests the tools sent are
