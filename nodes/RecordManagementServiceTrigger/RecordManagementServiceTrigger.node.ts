@@ -43,15 +43,19 @@ export class RecordManagementServiceTrigger implements INodeType {
 				name: 'event',
 				type: 'options',
 				noDataExpression: true,
+				// `action`: the event as n8n's nodes panel lists it (without it, "On " and the name in lower case, which makes
+				// "(EspoCRM)" "espo crm").
 				options: [
-					{ name: 'Record Created', value: 'created', description: 'Each new record, once' },
+					{ name: 'Record Created', value: 'created', description: 'Each new record, once', action: 'On record created' },
 					{
 						name: 'Record Created or Updated',
 						value: 'createdOrUpdated',
 						description: 'Each new or changed record, once per poll in which it changed',
+						action: 'On record created or updated',
 					},
 					{
 						name: 'New Stream Note (EspoCRM)',
+						action: 'On new stream note (EspoCRM)',
 						value: 'streamNote',
 						description: "Each new note in a record's stream or the API user's, once (EspoCRM servers only)",
 					},

@@ -42,7 +42,7 @@ export function searchFields(show: Show): INodeProperties[] {
 			displayOptions: { show },
 		},
 		{
-			displayName: 'Check-Boxes (EspoCRM) Names or IDs',
+			displayName: 'Check-Box (EspoCRM) Names or IDs',
 			name: 'boolFilterList',
 			type: 'multiOptions',
 			typeOptions: { loadOptionsMethod: 'getBoolFilters', loadOptionsDependsOn: dependsOn },
@@ -73,14 +73,14 @@ export function searchQueryOf(item: Item, dialect: Dialect): IDataObject {
 	const boolFilterList = namesOf(item.parameter('boolFilterList', []));
 	requireWellFormed(item, textFilter, 'Search Text (EspoCRM)');
 	requireWellFormed(item, primaryFilter, 'Filter (EspoCRM)');
-	requireWellFormed(item, boolFilterList, 'Check-Boxes (EspoCRM)');
+	requireWellFormed(item, boolFilterList, 'Check-Box (EspoCRM)');
 	const query: IDataObject = {
 		...(textFilter ? { textFilter } : {}),
 		...(primaryFilter ? { primaryFilter } : {}),
 		...(boolFilterList.length ? { boolFilterList } : {}),
 	};
 	if (dialect !== 'espocrm') {
-		const set = [textFilter && 'Search Text (EspoCRM)', primaryFilter && 'Filter (EspoCRM)', boolFilterList.length && 'Check-Boxes (EspoCRM)'].find(Boolean);
+		const set = [textFilter && 'Search Text (EspoCRM)', primaryFilter && 'Filter (EspoCRM)', boolFilterList.length && 'Check-Box (EspoCRM)'].find(Boolean);
 		if (set) {
 			throw item.refuse(
 				String(set),
