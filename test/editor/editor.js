@@ -51,6 +51,9 @@ class Editor {
 	 */
 	async readmeImage(dir, name, locator, { height } = {}) {
 		fs.mkdirSync(dir, { recursive: true });
+		// as a person leaves the form: nothing focused, the mouse away from it (no hover controls)
+		await this.page.evaluate(() => document.activeElement && document.activeElement.blur());
+		await this.page.mouse.move(5, 5);
 		const box = await locator.boundingBox();
 		const file = path.join(dir, `${name}.png`);
 		await this.page.screenshot({ path: file, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(height || box.height, box.height) } });
