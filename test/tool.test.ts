@@ -299,9 +299,15 @@ describe("the tool's description", () => {
 		expect(describeTool(createTask, TOOL_NODE_TYPE, 1.1)).toBe(generated);
 		expect(describeTool(createTask, TOOL_NODE_TYPE, 1.2)).toBe(generated);
 		expect(describeTool({ ...createTask, toolDescriptionType: 'auto' }, TOOL_NODE_TYPE, 1.2)).toBe(generated);
-		expect(describeTool({ ...createTask, toolDescriptionType: 'manual', toolDescription: 'Create a follow-up task under a contact.' }, TOOL_NODE_TYPE, 1.2)).toBe(
+		expect(describeTool({ ...createTask, toolDescriptionType: 'manual', toolDescriptionText: 'Create a follow-up task under a contact.' }, TOOL_NODE_TYPE, 1.2)).toBe(
 			'Create a follow-up task under a contact.',
 		);
+		// the author's words, written with an expression, are resolved
+		expect(describeTool({ ...createTask, toolDescriptionType: 'manual', toolDescriptionText: "={{ 'Tasks for ' + $rawParameter.entityType }}" }, TOOL_NODE_TYPE, 1.2)).toBe(
+			'Tasks for Task',
+		);
+		// back to Set Automatically: the generated text again, whatever the words were
+		expect(describeTool({ ...createTask, toolDescriptionType: 'auto', toolDescriptionText: 'Old words.' }, TOOL_NODE_TYPE, 1.2)).toBe(generated);
 		// saved with version 1 or 1.1: an own text stored in toolDescription is what the model reads, as before
 		expect(describeTool({ ...createTask, toolDescription: 'Create a follow-up task.' }, TOOL_NODE_TYPE, 1.1)).toBe('Create a follow-up task.');
 	});
@@ -313,13 +319,19 @@ describe("the tool's description", () => {
 				NodeHelpers.displayParameter(parameters as INodeParameters, property, { typeVersion: 1.2 }, { ...new NodeTypes().getByNameAndVersion(TOOL_NODE_TYPE, 1.2).description }),
 			);
 		const auto = shown({ resource: 'record', operation: 'create', toolDescriptionType: 'auto' });
-		const visibleDescription = auto.filter((property) => property.name === 'toolDescription');
-		expect(visibleDescription.map((property) => property.type)).toEqual(['hidden']);
+		expect(auto.filter((property) => property.name.startsWith('toolDescription') && property.type !== 'notice').map((property) => [property.name, property.type])).toEqual([
+			['toolDescriptionType', 'options'],
+			['toolDescription', 'hidden'],
+		]);
 		expect(auto.filter((property) => property.type === 'notice' && property.name.startsWith('toolDescriptionNotice')).map((property) => property.displayName)).toEqual([
 			'The model reads: “Create one ‹entity type› record in the CRM. Fields it sets: ‹the fields set below›. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.” With the Field Mapper, the allowed values of the mapped fields that have a list follow the fields.',
 		]);
 		const manual = shown({ resource: 'record', operation: 'create', toolDescriptionType: 'manual' });
-		expect(manual.filter((property) => property.name === 'toolDescription').map((property) => [property.type, property.default])).toEqual([['string', '']]);
+		expect(manual.filter((property) => property.name.startsWith('toolDescription') && property.type !== 'notice').map((property) => [property.name, property.type, property.default])).toEqual([
+			['toolDescriptionType', 'options', 'auto'],
+			['toolDescription', 'hidden', expect.stringMatching(/^=\{\{ \$parameter\.toolDescriptionType === 'manual' \? \$parameter\.toolDescriptionText : /)],
+			['toolDescriptionText', 'string', ''],
+		]);
 		expect(manual.some((property) => property.type === 'notice' && property.name.startsWith('toolDescriptionNotice'))).toBe(false);
 	});
 });

@@ -202,7 +202,7 @@ check('tool: Tool Description in words, set automatically or by the author; no c
 	if (readmeImages) await editor.readmeImage(readmeImages, 'tool', editor.parameters(), { height: 560 });
 	assert.deepEqual(await editor.optionsOf('toolDescriptionType'), ['Set Automatically', 'Set Manually']);
 	await editor.choose('toolDescriptionType', 'Set Manually');
-	const description = editor.input('toolDescription').locator('textarea');
+	const description = editor.input('toolDescriptionText').locator('textarea');
 	await description.waitFor();
 	assert.equal(await description.inputValue(), '');
 	assert.equal(await description.getAttribute('placeholder'), EXPECTED.tool.placeholder);

@@ -113,8 +113,11 @@ export const describeTool = (p: any): string => {
 	}
 };
 
-/** The generated description as n8n evaluates it: `describeTool` over the parameters as saved, on one line. */
-const GENERATED_DESCRIPTION = `={{ (${describeTool.toString().replace(/\s*\n\s*/g, ' ')})($rawParameter) }}`;
+/** `describeTool` as an expression's code, on one line. */
+const DESCRIBE_TOOL = `(${describeTool.toString().replace(/\s*\n\s*/g, ' ')})`;
+
+/** The generated description as n8n evaluates it: `describeTool` over the parameters as saved. */
+const GENERATED_DESCRIPTION = `={{ ${DESCRIBE_TOOL}($rawParameter) }}`;
 
 const from = (version: number) => [{ _cnd: { gte: version } }];
 
@@ -137,7 +140,10 @@ const toolDescriptionV1: INodeProperties = {
 /**
  * From version 1.2, as n8n's own tools offer it: Set Automatically (the generated description, never shown as code)
  * or Set Manually (the author's words, as plain text). Not n8n's own `descriptionType`, whose "auto" makes n8n
- * replace the description with its generic one ("Create a record from the given fields in …").
+ * replace the description with its generic one ("Create a record from the given fields in …"). The model reads
+ * `toolDescription`, hidden from 1.2 on, whose default picks one or the other: the author's words live in a parameter
+ * of their own, so that choosing Set Automatically again gives the generated text (n8n keeps a value by its name
+ * whichever declaration shows it: words typed into `toolDescription` itself would stay after the switch back).
  */
 const toolDescriptionType: INodeProperties = {
 	displayName: 'Tool Description',
@@ -156,17 +162,17 @@ const toolDescriptionType: INodeProperties = {
 	displayOptions: { show: { '@tool': [true], '@version': from(1.2) } },
 };
 
-const toolDescriptionGenerated: INodeProperties = {
-	displayName: 'Generated Tool Description',
+const toolDescriptionChosen: INodeProperties = {
+	displayName: 'Tool Description as the Model Reads It',
 	name: 'toolDescription',
 	type: 'hidden',
-	default: GENERATED_DESCRIPTION,
-	displayOptions: { show: { '@tool': [true], '@version': from(1.2), toolDescriptionType: ['auto'] } },
+	default: `={{ $parameter.toolDescriptionType === 'manual' ? $parameter.toolDescriptionText : ${DESCRIBE_TOOL}($rawParameter) }}`,
+	displayOptions: { show: { '@tool': [true], '@version': from(1.2) } },
 };
 
-const toolDescriptionWritten: INodeProperties = {
+const toolDescriptionText: INodeProperties = {
 	displayName: 'Description',
-	name: 'toolDescription',
+	name: 'toolDescriptionText',
 	type: 'string',
 	typeOptions: { rows: 4 },
 	required: true,
@@ -219,5 +225,5 @@ function describedShapes(operationSelectors: INodeProperties[]): INodeProperties
  * Management Service", the same for every entity type) unless the node declares `toolDescription`.
  */
 export function toolDescriptionFields(operationSelectors: INodeProperties[]): INodeProperties[] {
-	return [toolDescriptionV1, toolDescriptionType, toolDescriptionGenerated, toolDescriptionWritten, ...describedShapes(operationSelectors)];
+	return [toolDescriptionV1, toolDescriptionType, toolDescriptionChosen, toolDescriptionText, ...describedShapes(operationSelectors)];
 }
