@@ -43,7 +43,7 @@ function instructions(reason) {
 /** The Chromium executable, installed with apt-get when missing. */
 async function ensureChromium({ log }) {
 	await ensureDebianPackages({
-		what: 'Chromium (about a minute)',
+		what: 'Chromium',
 		packages: ['chromium'],
 		missing: () => (chromiumPath() ? [] : ['chromium']),
 		instructions,
