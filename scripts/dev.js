@@ -28,9 +28,11 @@ const n8nServer = require('./lib/n8n-server');
 
 const REPO = env.REPO_ROOT;
 const OWNER = { email: 'dev@example.com', firstName: 'Dev', lastName: 'User', password: 'Sandbox-Dev-1' };
-const CREDENTIAL = { id: 'rmsDevSandboxKey', name: 'Sandbox (API key)' };
+const { DEV_CREDENTIALS, devCredentialFiles } = require('./lib/dev-credentials');
+
+const CREDENTIAL = DEV_CREDENTIALS.standard;
 // the same sandbox as an EspoCRM server: the editor's lists (entity types, fields, relationships) come from its metadata
-const ESPO_CREDENTIAL = { id: 'rmsDevSandboxEspo', name: 'Sandbox as EspoCRM (API key)' };
+const ESPO_CREDENTIAL = DEV_CREDENTIALS.espocrm;
 const WORKFLOW_FILE = path.join(__dirname, 'dev-workflow.json');
 const NODE_TYPE = `${env.PACKAGE_NAME}.recordManagementService`;
 
@@ -240,21 +242,8 @@ async function main() {
 
 	// credential (again when the sandbox port changed) and example workflow (once: the user may edit it)
 	if (state.sandboxOrigin !== sandboxOrigin || state.credentials !== 2) {
-		const { SANDBOX_CREDENTIALS: S } = require('../test/sandbox');
 		const file = path.join(userFolder, 'rms-dev-credentials.json');
-		fs.writeFileSync(
-			file,
-			JSON.stringify(
-				[
-					[CREDENTIAL, 'standard'],
-					[ESPO_CREDENTIAL, 'espocrm'],
-				].map(([c, server]) => ({
-					...c,
-					type: 'recordManagementServiceApi',
-					data: { baseUrl: sandboxOrigin, server, authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
-				})),
-			),
-		);
+		fs.writeFileSync(file, JSON.stringify(devCredentialFiles(sandboxOrigin)));
 		log(`importing the credentials "${CREDENTIAL.name}" and "${ESPO_CREDENTIAL.name}" (${sandboxOrigin})`);
 		const r = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${file}`]);
 		if (r.code !== 0) throw new Error(`import:credentials failed:\n${r.stdout}\n${r.stderr}`);

@@ -164,10 +164,11 @@ test('the form says where the user looks that attachments need EspoCRM and take 
 	const resource = properties.find((property) => property.name === 'resource');
 	const attachmentResource = (resource?.options as INodePropertyOptions[]).find((option) => option.value === 'attachment');
 	expect(attachmentResource?.name).toContain('EspoCRM');
-	const notice = properties.find((property) => property.type === 'notice' && property.displayOptions?.show?.operation?.includes('download'));
+	const notice = properties.find((property) => property.type === 'notice' && property.name !== 'toolDescriptionNotice_attachment_download' && property.displayOptions?.show?.operation?.includes('download'));
 	expect(notice?.displayName).toContain('EspoCRM 7 or Later');
 	const emailOptions = properties.find((property) => property.name === 'emailOptions');
 	const attachments = (emailOptions?.options as INodeProperties[]).find((option) => option.name === 'attachments');
-	expect(attachments?.displayName).toMatch(/EspoCRM.*Binary Field Names/);
+	expect(attachments?.displayName).toBe('Attachments (EspoCRM)');
+	expect(attachments?.hint).toMatch(/names of binary fields/);
 	expect(attachments?.hint).toContain('binary fields');
 });

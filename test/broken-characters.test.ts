@@ -110,7 +110,7 @@ describe('Get Many', () => {
 	const getMany = (parameters: IDataObject) => ({ resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, ...parameters });
 
 	test.each([
-		['Search Text', { searchText: '={{ $json.text }}' }, refusal('Search Text', 1)],
+		['Search Text', { searchText: '={{ $json.text }}' }, refusal('Search Text (EspoCRM)', 1)],
 		[
 			'a condition\'s value',
 			{ filterMode: 'conditions', conditions: { condition: [{ attribute: 'lastName', operator: 'startsWith', value: '={{ $json.text }}' }] } },

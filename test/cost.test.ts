@@ -4,9 +4,10 @@
  * list takes, and how many are in flight. Timings are the benchmark's business (npm run bench), not the tests'.
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
-import { countEvaluations, countParameterReads } from './harness/engine';
+import { NODE_TYPE, TOOL_NODE_TYPE, countEvaluations, countParameterReads } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
 
 const bed = useSandbox();
@@ -15,11 +16,30 @@ const ITEMS = 4;
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 describe('every parameter is declared once', () => {
-	test('no two declarations share a name (the resource and operation selectors aside, which hold no expression)', () => {
+	test('no two declarations share a name, but the alternatives of node versions (the resource and operation selectors aside, which hold no expression)', () => {
 		const { properties } = new RecordManagementService().description;
 		const names = properties.filter((property: INodeProperties) => !property.noDataExpression).map((property) => property.name);
-		const repeated = names.filter((name, index) => names.indexOf(name) !== index);
-		expect(repeated).toEqual([]);
+		const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+		// Light versioning (CONTRIBUTING.md) declares a parameter once per version whose default or form differs: the tool's
+		// description (versions 1 and 1.1; from 1.2 generated or written) and Simplify (on by default for a tool from 1.2).
+		expect(repeated.sort()).toEqual(['simplify', 'toolDescription']);
+		// Alternatives, never two at once: for every version, as a node or as a tool, n8n shows at most one of them.
+		const operation = { resource: 'record', operation: 'get' };
+		for (const name of repeated)
+			for (const typeVersion of [1, 1.1, 1.2])
+				for (const type of [NODE_TYPE, TOOL_NODE_TYPE])
+					for (const toolDescriptionType of ['auto', 'manual']) {
+						const shown = properties.filter(
+							(property) => property.name === name && NodeHelpers.displayParameter({ ...operation, toolDescriptionType }, property, { typeVersion }, { ...new RecordManagementService().description, name: type }),
+						);
+						expect({ name, typeVersion, type, toolDescriptionType, shown: shown.length }).toEqual({
+							name,
+							typeVersion,
+							type,
+							toolDescriptionType,
+							shown: type === NODE_TYPE && name === 'toolDescription' ? 0 : 1,
+						});
+					}
 		expect(properties.filter((property) => property.name === 'operation').every((property) => property.noDataExpression)).toBe(true);
 	});
 });

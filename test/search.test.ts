@@ -85,7 +85,7 @@ describe('Search Text', () => {
 			[{ search: 'ada' }, { search: '' }],
 			{ onError: 'continueRegularOutput' },
 		);
-		expect(result.items[0].error?.message).toBe('The parameter "Search Text" works with EspoCRM servers only (item 0)');
+		expect(result.items[0].error?.message).toBe('The parameter "Search Text (EspoCRM)" works with EspoCRM servers only (item 0)');
 		expect(result.items.slice(1).every((item) => item.error === undefined)).toBe(true);
 		expect(lists()).toHaveLength(1);
 		expect(lists()[0].query.textFilter).toBeUndefined();

@@ -124,9 +124,40 @@ test('a Standard server is refused, at activation and in "Fetch Test Event", bef
 	bed.use('apiKey', 'standard');
 	bed.sandbox.setDialect('standard');
 	const trigger = pollingTrigger(bed.store, accountStream());
-	await expect(trigger.poll()).rejects.toThrow(/New Stream Note" needs the EspoCRM server/);
-	await expect(trigger.poll('manual')).rejects.toThrow(/needs the EspoCRM server/);
+	// One message that says what to do, without "(item 0)" (a trigger has no input items) and without a description
+	// repeating it (n8n shows both in Fetch Test Event, only the message on activation).
+	const message =
+		'The event "New Stream Note (EspoCRM)" needs the EspoCRM server. The interface as specified has no such operation. If the server is EspoCRM, choose "EspoCRM 7 or Later" as Server in the credential.';
+	for (const mode of ['trigger', 'manual'] as const) {
+		const error = await trigger.poll(mode).then(
+			() => undefined,
+			(e: Error & { description?: string | null }) => e,
+		);
+		expect(error?.message).toBe(message);
+		expect(error?.description ?? '').toBe('');
+	}
 	expect(bed.received()).toEqual([]);
+});
+
+test('"Fetch Test Event" on a stream without a note says why and what to do, as n8n\'s own polling triggers do', async () => {
+	const quiet = bed.sandbox.store.create('Account', { name: 'Quiet Ltd' });
+	const error = await pollingTrigger(bed.store, { ...accountStream(), recordId: byId(quiet.id) })
+		.poll('manual')
+		.then(
+			() => undefined,
+			(e: Error & { description?: string | null }) => e,
+		);
+	expect(error?.message).toBe(
+		"The stream of this Account has no note of the types chosen (Post) yet. Fetch Test Event shows the newest one. Post a note on the record (in EspoCRM, or with this node's Stream > Post), or choose a record whose stream has notes, or other Note Types, then fetch again.",
+	);
+	expect(error?.description ?? '').toBe('');
+	const ofUser = await pollingTrigger(bed.store, { event: 'streamNote', streamOf: 'user', noteTypes: [] })
+		.poll('manual')
+		.then(
+			() => undefined,
+			(e: Error) => e,
+		);
+	expect(ofUser?.message).toMatch(/^The API user's stream has no note yet\. Fetch Test Event shows the newest one\. Post to a record the API user follows/);
 });
 
 test('"Fetch Test Event" returns the newest note and changes nothing', async () => {

@@ -195,14 +195,32 @@ describe('outputs and errors worded for the model', () => {
 		}
 		expect(JSON.stringify(compact).length).toBeLessThan(JSON.stringify(full).length * 0.7);
 	});
+
+	test('Simplify is on by default for a tool from version 1.2; a tool of version 1.1 and the node keep it off', async () => {
+		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
+		const get = { resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: contact.id } };
+		const getMany = { resource: 'record', operation: 'getMany', entityType: 'Contact', limit: 5 };
+		for (const parameters of [get, getMany]) {
+			const [tool12] = (await bed.run(parameters, [{}], { asTool: true, typeVersion: 1.2 })).json;
+			const [tool11] = (await bed.run(parameters, [{}], { asTool: true, typeVersion: 1.1 })).json;
+			const [node12] = (await bed.run(parameters, [{}], { typeVersion: 1.2 })).json;
+			expect(tool12).not.toHaveProperty('deleted');
+			expect(tool12).toMatchObject({ id: contact.id, firstName: 'Ada', lastName: 'Lovelace' });
+			expect(tool11).toHaveProperty('deleted', false);
+			expect(node12).toHaveProperty('deleted', false);
+			// the author's choice stays theirs
+			const [tool12Full] = (await bed.run({ ...parameters, simplify: false }, [{}], { asTool: true, typeVersion: 1.2 })).json;
+			expect(tool12Full).toHaveProperty('deleted', false);
+		}
+	});
 });
 
 describe("the tool's description", () => {
 	/** What n8n 2.41 tells the model about a tool: NodeHelpers.getToolDescriptionForNode, the expression resolved for the agent's item. */
-	function describeTool(parameters: IDataObject, type = TOOL_NODE_TYPE): string {
+	function describeTool(parameters: IDataObject, type = TOOL_NODE_TYPE, typeVersion = 1): string {
 		const nodeTypes = new NodeTypes();
 		const workflow = new Workflow({
-			nodes: [{ id: 't', name: 'Tool', type, typeVersion: 1, position: [0, 0], parameters: parameters as INodeParameters }],
+			nodes: [{ id: 't', name: 'Tool', type, typeVersion, position: [0, 0], parameters: parameters as INodeParameters }],
 			connections: {},
 			active: false,
 			nodeTypes,
@@ -210,7 +228,7 @@ describe("the tool's description", () => {
 		const node = workflow.getNode('Tool')!;
 		const resolve = () =>
 			String(workflow.expression.getParameterValue(node.parameters.toolDescription as string, null, 0, 0, 'Tool', [{ json: { email: 'a@b.example' } }], 'manual', {}));
-		return NodeHelpers.getToolDescriptionForNode(node, nodeTypes.getByNameAndVersion(type), resolve) as string;
+		return NodeHelpers.getToolDescriptionForNode(node, nodeTypes.getByNameAndVersion(type, typeVersion), resolve) as string;
 	}
 
 	test('names the entity type, the fields it sets and what comes back; two Create tools differ', () => {
@@ -274,5 +292,46 @@ describe("the tool's description", () => {
 			nodeTypes: new NodeTypes(),
 		});
 		expect(workflow.getNode('Node')!.parameters).not.toHaveProperty('toolDescription');
+	});
+
+	test('from version 1.2: Set Automatically gives the model the same generated text, Set Manually the author\'s words', () => {
+		const generated = describeTool(createTask);
+		expect(describeTool(createTask, TOOL_NODE_TYPE, 1.1)).toBe(generated);
+		expect(describeTool(createTask, TOOL_NODE_TYPE, 1.2)).toBe(generated);
+		expect(describeTool({ ...createTask, toolDescriptionType: 'auto' }, TOOL_NODE_TYPE, 1.2)).toBe(generated);
+		expect(describeTool({ ...createTask, toolDescriptionType: 'manual', toolDescriptionText: 'Create a follow-up task under a contact.' }, TOOL_NODE_TYPE, 1.2)).toBe(
+			'Create a follow-up task under a contact.',
+		);
+		// the author's words, written with an expression, are resolved
+		expect(describeTool({ ...createTask, toolDescriptionType: 'manual', toolDescriptionText: "={{ 'Tasks for ' + $rawParameter.entityType }}" }, TOOL_NODE_TYPE, 1.2)).toBe(
+			'Tasks for Task',
+		);
+		// back to Set Automatically: the generated text again, whatever the words were
+		expect(describeTool({ ...createTask, toolDescriptionType: 'auto', toolDescriptionText: 'Old words.' }, TOOL_NODE_TYPE, 1.2)).toBe(generated);
+		// saved with version 1 or 1.1: an own text stored in toolDescription is what the model reads, as before
+		expect(describeTool({ ...createTask, toolDescription: 'Create a follow-up task.' }, TOOL_NODE_TYPE, 1.1)).toBe('Create a follow-up task.');
+	});
+
+	test('from version 1.2 the form shows words, not code: the generated text is a hidden default, and a notice per operation says what it reads', () => {
+		const { properties } = new NodeTypes().getByNameAndVersion(TOOL_NODE_TYPE, 1.2).description;
+		const shown = (parameters: IDataObject) =>
+			properties.filter((property) =>
+				NodeHelpers.displayParameter(parameters as INodeParameters, property, { typeVersion: 1.2 }, { ...new NodeTypes().getByNameAndVersion(TOOL_NODE_TYPE, 1.2).description }),
+			);
+		const auto = shown({ resource: 'record', operation: 'create', toolDescriptionType: 'auto' });
+		expect(auto.filter((property) => property.name.startsWith('toolDescription') && property.type !== 'notice').map((property) => [property.name, property.type])).toEqual([
+			['toolDescriptionType', 'options'],
+			['toolDescription', 'hidden'],
+		]);
+		expect(auto.filter((property) => property.type === 'notice' && property.name.startsWith('toolDescriptionNotice')).map((property) => property.displayName)).toEqual([
+			'The model reads: “Create one ‹entity type› record in the CRM. Fields it sets: ‹the fields set below›. A value outside the allowed values of a field is refused with the list of them. Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.” With the Field Mapper, the allowed values of the mapped fields that have a list follow the fields.',
+		]);
+		const manual = shown({ resource: 'record', operation: 'create', toolDescriptionType: 'manual' });
+		expect(manual.filter((property) => property.name.startsWith('toolDescription') && property.type !== 'notice').map((property) => [property.name, property.type, property.default])).toEqual([
+			['toolDescriptionType', 'options', 'auto'],
+			['toolDescription', 'hidden', expect.stringMatching(/^=\{\{ \$parameter\.toolDescriptionType === 'manual' \? \$parameter\.toolDescriptionText : /)],
+			['toolDescriptionText', 'string', ''],
+		]);
+		expect(manual.some((property) => property.type === 'notice' && property.name.startsWith('toolDescriptionNotice'))).toBe(false);
 	});
 });

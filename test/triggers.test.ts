@@ -35,6 +35,28 @@ describe('Record Management Service Trigger (polling)', () => {
 		for (const request of bed.received('GET')) expect(request.query).toMatchObject({ orderBy: 'createdAt', order: 'desc' });
 	});
 
+	test('"Fetch Test Event" with no record to show says why and what to do (n8n would show "No trigger output" alone)', async () => {
+		const failure = async (parameters: IDataObject) =>
+			await pollingTrigger(bed.store, parameters)
+				.poll('manual')
+				.then(
+					() => undefined,
+					(e: Error & { description?: string | null }) => e,
+				);
+		const none = await failure({ entityType: 'Opportunity', event: 'created' });
+		expect(none?.message).toBe('No Opportunity record was found. Fetch Test Event shows the newest one. Create one in the CRM, or choose another entity type, then fetch again.');
+		expect(none?.description ?? '').toBe('');
+		contact({ firstName: 'Ada' });
+		const narrowed = await failure({
+			...contactsCreated,
+			filterMode: 'conditions',
+			conditions: { condition: [{ attribute: 'firstName', operator: 'equals', value: 'Nobody' }] },
+		});
+		expect(narrowed?.message).toBe(
+			'No Contact record matches the conditions and search of the trigger. Fetch Test Event shows the newest one. Create one in the CRM, or change the conditions, or choose another entity type, then fetch again.',
+		);
+	});
+
 	test('a poll refused by the server does not stop the next: n8n keeps one context for all polls of an activation', async () => {
 		contact();
 		const trigger = pollingTrigger(bed.store, contactsCreated);
@@ -287,7 +309,7 @@ describe('Record Management Service Webhook Trigger (EspoCRM)', () => {
 	test.each<[string, { dialect?: string; fault?: number }, Record<string, unknown>, RegExp]>([
 		['a Standard server', { dialect: 'standard' }, {}, /^Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential/],
 		['credentials the server refuses', { fault: 401 }, {}, /\(401\).*\. Check the authentication settings of the credential/],
-		['no event chosen', {}, { events: [] }, /^The parameter "Events" is empty \(item 0\)\. Choose at least one event\./],
+		['no event chosen', {}, { events: [] }, /^The parameter "Events" is empty\. Choose at least one event\./],
 	])('every error on activation says what to do in its message (n8n shows only that): %s', async (_, setup, parameters, message) => {
 		if (setup.dialect === 'standard') {
 			bed.sandbox.setDialect('standard');

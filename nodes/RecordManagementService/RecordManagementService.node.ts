@@ -34,9 +34,12 @@ import {
 import { recordBodyFields } from './shared/recordFields';
 import { searchRecords } from './shared/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
-import { simplifyField, withSimplify } from './shared/simplify';
-import { toolDescriptionField } from './shared/tool';
+import { simplifyFields, withSimplify } from './shared/simplify';
+import { toolDescriptionFields } from './shared/tool';
 import { routeRequest } from './shared/transport';
+
+/** The operation selector of each resource, in the order the form shows them. */
+const operationSelectors = [recordOperations, relationshipOperations, bulkOperations, leadOperations, emailOperations, attachmentOperations, streamOperations];
 
 export class RecordManagementService implements INodeType {
 	description: INodeTypeDescription = {
@@ -45,8 +48,9 @@ export class RecordManagementService implements INodeType {
 		icon: { light: 'file:recordManagementService.svg', dark: 'file:recordManagementService.dark.svg' },
 		group: ['transform'],
 		// 1.1: Return All from EspoCRM in the list's own order (version 1: by ID when no sort order is set).
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: as a tool, Simplify on by default and the Tool Description set automatically or in the author's words.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		// "Get Many: Contact", as the operation and the entity type are named in the form.
 		subtitle:
 			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download", post: "Post", getStream: "Get Many", follow: "Follow", unfollow: "Unfollow" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment", stream: "Stream" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',
@@ -67,30 +71,24 @@ export class RecordManagementService implements INodeType {
 		// In the order the form shows them. Each parameter is declared once, for all the operations that show it:
 		// n8n resolves every declared copy of a parameter for every item.
 		properties: [
-			toolDescriptionField,
+			...toolDescriptionFields(operationSelectors),
 			{
 				displayName: 'Resource',
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Attachment (EspoCRM Only)', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
+					{ name: 'Attachment (EspoCRM)', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
 					{ name: 'Bulk', value: 'bulk', description: 'Change or delete many records in a few requests' },
 					{ name: 'Email', value: 'email' },
 					{ name: 'Lead', value: 'lead' },
 					{ name: 'Record', value: 'record' },
 					{ name: 'Relationship', value: 'relationship', description: 'Records linked to a record' },
-					{ name: 'Stream', value: 'stream', description: "Posts and updates on a record (EspoCRM's stream), following records" },
+					{ name: 'Stream (EspoCRM)', value: 'stream', description: "Posts and updates on a record (EspoCRM's stream), following records" },
 				],
 				default: 'record',
 			},
-			recordOperations,
-			relationshipOperations,
-			bulkOperations,
-			leadOperations,
-			emailOperations,
-			attachmentOperations,
-			streamOperations,
+			...operationSelectors,
 			...targetFields,
 			...recordOperationFields,
 			...relationshipOperationFields,
@@ -104,7 +102,7 @@ export class RecordManagementService implements INodeType {
 			...searchFields({ operation: ['getMany', 'getManyRelated'] }),
 			...recordOptionFields,
 			...emailOptionFields,
-			simplifyField,
+			...simplifyFields,
 			requestSettingsField,
 		],
 	};

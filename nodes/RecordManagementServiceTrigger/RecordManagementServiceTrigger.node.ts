@@ -26,8 +26,11 @@ export class RecordManagementServiceTrigger implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ $parameter.event === "streamNote" ? "New Stream Note" : ($parameter.event === "created" ? "Created: " : "Created or Updated: ") + ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType) }}',
+		// n8n's nodes panel shows the action node and this trigger as one entry, "Record Management Service", with the
+		// actions and the trigger's events, and takes this description for it (n8n 2.41, the node creator's
+		// generateMergedNodesAndActions): it says what the entry holds, not only what the trigger does.
 		description:
-			"Starts the workflow when records are created or changed, on any Record Management Service server, or when a note comes in a stream on EspoCRM (by polling)",
+			'Create, find, update and link CRM records, and start workflows when records are created or changed (polling), on EspoCRM and other Record Management Service servers',
 		defaults: { name: 'Record Management Service Trigger' },
 		polling: true,
 		inputs: [],
@@ -40,15 +43,19 @@ export class RecordManagementServiceTrigger implements INodeType {
 				name: 'event',
 				type: 'options',
 				noDataExpression: true,
+				// `action`: the event as n8n's nodes panel lists it (without it, "On " and the name in lower case, which makes
+				// "(EspoCRM)" "espo crm").
 				options: [
-					{ name: 'Record Created', value: 'created', description: 'Each new record, once' },
+					{ name: 'Record Created', value: 'created', description: 'Each new record, once', action: 'On record created' },
 					{
 						name: 'Record Created or Updated',
 						value: 'createdOrUpdated',
 						description: 'Each new or changed record, once per poll in which it changed',
+						action: 'On record created or updated',
 					},
 					{
-						name: 'New Stream Note',
+						name: 'New Stream Note (EspoCRM)',
+						action: 'On new stream note (EspoCRM)',
 						value: 'streamNote',
 						description: "Each new note in a record's stream or the API user's, once (EspoCRM servers only)",
 					},

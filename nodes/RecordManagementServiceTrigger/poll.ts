@@ -1,12 +1,15 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
+import { remedied } from '../RecordManagementService/shared/activation';
 import { readMoment, serverDateTime } from '../RecordManagementService/shared/dates';
 import { whereOf } from '../RecordManagementService/shared/filters';
 import { triggerItemOf } from '../RecordManagementService/shared/item';
 import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/dialect';
 import type { Item } from '../RecordManagementService/shared/item';
 import { pathOf } from '../RecordManagementService/shared/paths';
+import { entityTypeOf } from '../RecordManagementService/shared/validation';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { listRecords, repeats } from '../RecordManagementService/shared/listing';
 import { NO_TOTAL, PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
@@ -63,7 +66,13 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 
 	if (context.getMode() === 'manual') {
 		const [newest] = await listRecords(context, 0, { url, qs }, 1);
-		return newest ? [[{ json: newest }]] : null;
+		if (newest) return [[{ json: newest }]];
+		const narrowed = qs.where !== undefined || Object.keys(searchQueryOf(item, await dialectOf(context))).length > 0;
+		throw nothingToShow(
+			context,
+			`No ${entityTypeOf(item)} record${narrowed ? ' matches the conditions and search of the trigger' : ' was found'}`,
+			`Fetch Test Event shows the newest one. Create one in the CRM${narrowed ? ', or change the conditions' : ''}, or choose another entity type, then fetch again.`,
+		);
 	}
 
 	// EspoCRM may order a text search by relevance before the change time (entity types with full-text search): its
@@ -86,7 +95,7 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
  * records' (the notes of the last second that were emitted are remembered by ID).
  */
 async function pollStream(context: IPollFunctions, item: Item): Promise<INodeExecutionData[][] | null> {
-	requireEspoCrm(item, await dialectOf(context), 'The trigger\'s event "New Stream Note"');
+	requireEspoCrm(item, await dialectOf(context), 'The event "New Stream Note (EspoCRM)"');
 	const url = item.parameter<string>('streamOf', 'record') === 'user' ? '/Stream' : pathOf(item, '/{entityType}/{recordId}/stream');
 	const noteTypes = ([] as unknown[]).concat(item.parameter('noteTypes', ['Post']) ?? []).map(String);
 	const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
@@ -94,11 +103,31 @@ async function pollStream(context: IPollFunctions, item: Item): Promise<INodeExe
 	if (context.getMode() === 'manual') {
 		// The stream's own order (newest first), not one by ID.
 		const [newest] = await listRecords(context, 0, { url, qs }, 1, { serverOrder: true });
-		return newest ? [[{ json: newest }]] : null;
+		if (newest) return [[{ json: newest }]];
+		const ofTypes = noteTypes.length ? ` of the types chosen (${noteTypes.join(', ')})` : '';
+		throw item.parameter<string>('streamOf', 'record') === 'user'
+			? nothingToShow(
+					context,
+					`The API user's stream has no note${ofTypes} yet`,
+					"Fetch Test Event shows the newest one. Post to a record the API user follows (in EspoCRM, or with this node's Stream > Post), or choose other Note Types, then fetch again.",
+				)
+			: nothingToShow(
+					context,
+					`The stream of this ${entityTypeOf(item)} has no note${ofTypes} yet`,
+					"Fetch Test Event shows the newest one. Post a note on the record (in EspoCRM, or with this node's Stream > Post), or choose a record whose stream has notes, or other Note Types, then fetch again.",
+				);
 	}
 	// From the start of the last poll's second: the notes of that second not emitted yet may still come.
 	const after = (since: number) => ({ after: serverDateTime(DateTime.fromMillis(since - 1000)) });
 	return await pollOnce(context, async () => await pollSince(context, url, qs, 'createdAt', { narrow: after }));
+}
+
+/**
+ * Fetch Test Event found nothing: n8n would show "No trigger output" and nothing else. As n8n's own polling triggers
+ * do, the trigger says so, with why and what to do (one message: n8n shows the description beside it).
+ */
+function nothingToShow(context: IPollFunctions, why: string, whatToDo: string): NodeOperationError {
+	return remedied(new NodeOperationError(context.getNode(), `${why}. ${whatToDo}`));
 }
 
 /**

@@ -7,6 +7,7 @@
  * `devStandard` and `devEspo` at the sandbox of the examples (seeded as `npm run dev` starts it), when `devOrigin` is.
  */
 const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
+const { DEV_CREDENTIALS, devCredentialFiles } = require('../../scripts/lib/dev-credentials');
 
 const CREDENTIALS = {
 	apiKey: { id: 'rmsE2eApiKey0001', name: 'RMS sandbox (API key)' },
@@ -17,8 +18,8 @@ const CREDENTIALS = {
 	webhook: { id: 'rmsE2eWebhook001', name: 'RMS webhook sandbox (EspoCRM, API key)' },
 	// The two credentials of `npm run dev` (scripts/dev.js), with its ids and names: the examples run with them, as
 	// users import them into the dev editor.
-	devStandard: { id: 'rmsDevSandboxKey', name: 'Sandbox (API key)' },
-	devEspo: { id: 'rmsDevSandboxEspo', name: 'Sandbox as EspoCRM (API key)' },
+	devStandard: DEV_CREDENTIALS.standard,
+	devEspo: DEV_CREDENTIALS.espocrm,
 };
 
 /** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain data values). */
@@ -31,8 +32,7 @@ function credentialFiles(origin, { webhookOrigin, devOrigin = origin } = {}) {
 		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
 		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 		// as scripts/dev.js imports them
-		devStandard: { baseUrl: devOrigin, server: 'standard', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
-		devEspo: { baseUrl: devOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
+		...Object.fromEntries(devCredentialFiles(devOrigin).map((c) => [c.id === DEV_CREDENTIALS.standard.id ? 'devStandard' : 'devEspo', c.data])),
 		// the webhook trigger needs EspoCRM and an API user (API key or HMAC)
 		webhook: webhookOrigin && { ...base, baseUrl: webhookOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 	};

@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { ofItem } from './item';
 import type { Item } from './item';
 import { CREDENTIAL_TYPE } from './transport';
 import type { RequestContext } from './transport';
@@ -20,7 +21,7 @@ export async function dialectOf(context: RequestContext | ILoadOptionsFunctions)
  */
 export function requireEspoCrm(item: Item, dialect: Dialect, what: string): void {
 	if (dialect === 'espocrm') return;
-	throw new NodeOperationError(item.node, `${what} needs the EspoCRM server (item ${item.index})`, {
+	throw new NodeOperationError(item.node, `${what} needs the EspoCRM server${ofItem(item)}`, {
 		itemIndex: item.index,
 		description:
 			'The interface as specified has no such operation. If the server is EspoCRM, choose "EspoCRM 7 or Later" as Server in the credential.',

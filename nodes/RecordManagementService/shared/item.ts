@@ -28,9 +28,16 @@ export interface Item {
 	readonly json: IDataObject;
 	/** Whether the node runs as an AI agent's tool (its parameters from the model's arguments, its errors to the model). */
 	readonly asTool?: boolean;
+	/** Whether a trigger reads the parameters: there is no input item to name in a message. */
+	readonly inTrigger?: boolean;
 	parameter<T = unknown>(name: string, fallback?: T, options?: IGetNodeParameterOptions): T;
-	/** A NodeOperationError about one parameter of this item, before anything is sent: `The parameter "X" <problem> (item N)`. */
+	/** A NodeOperationError about one parameter of this item, before anything is sent: `The parameter "X" <problem> (item N)` (a trigger's without the item). */
 	refuse(parameter: string, problem: string, description?: string): NodeOperationError;
+}
+
+/** ` (item N)`, which ends a message about one input item; nothing for a trigger, which has no input items. */
+export function ofItem(item: Pick<Item, 'index' | 'inTrigger'>): string {
+	return item.inTrigger ? '' : ` (item ${item.index})`;
 }
 
 function item(
@@ -40,6 +47,7 @@ function item(
 	json: IDataObject,
 	read: (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => unknown,
 	asTool = false,
+	inTrigger = false,
 ): Item {
 	// Read only when needed: n8n's getNode() copies the whole node, and most items never need it.
 	let node: INode | undefined;
@@ -52,11 +60,12 @@ function item(
 		timeZone,
 		json,
 		asTool,
+		inTrigger,
 		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
 			new NodeOperationError(
 				theNode(),
-				messageForModel(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem} (item ${index})`, description),
+				messageForModel(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem}${ofItem({ index, inTrigger })}`, description),
 				{ itemIndex: index, ...(description ? { description } : {}) },
 			),
 	};
@@ -165,7 +174,13 @@ export function routedItemOf(context: IExecuteSingleFunctions): Item {
 
 /** A trigger's parameters (while it polls, registers its webhooks or receives one), as item 0. */
 export function triggerItemOf(context: IPollFunctions | IHookFunctions | IWebhookFunctions): Item {
-	return item(() => context.getNode(), 0, context.getTimezone(), {}, (name, fallback, options) =>
-		context.getNodeParameter(name, fallback, options),
+	return item(
+		() => context.getNode(),
+		0,
+		context.getTimezone(),
+		{},
+		(name, fallback, options) => context.getNodeParameter(name, fallback, options),
+		false,
+		true,
 	);
 }

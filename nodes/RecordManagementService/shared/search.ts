@@ -22,7 +22,7 @@ export function searchFields(show: Show): INodeProperties[] {
 	const dependsOn = ['entityType', 'customEntityType', 'link', 'customLink'];
 	return [
 		{
-			displayName: 'Search Text',
+			displayName: 'Search Text (EspoCRM)',
 			name: 'searchText',
 			type: 'string',
 			default: '',
@@ -32,7 +32,7 @@ export function searchFields(show: Show): INodeProperties[] {
 			displayOptions: { show },
 		},
 		{
-			displayName: 'EspoCRM Filter Name or ID',
+			displayName: 'Filter (EspoCRM) Name or ID',
 			name: 'primaryFilter',
 			type: 'options',
 			typeOptions: { loadOptionsMethod: 'getPrimaryFilters', loadOptionsDependsOn: dependsOn },
@@ -42,7 +42,7 @@ export function searchFields(show: Show): INodeProperties[] {
 			displayOptions: { show },
 		},
 		{
-			displayName: 'EspoCRM Check-Box Filter Names or IDs',
+			displayName: 'Check-Box (EspoCRM) Names or IDs',
 			name: 'boolFilterList',
 			type: 'multiOptions',
 			typeOptions: { loadOptionsMethod: 'getBoolFilters', loadOptionsDependsOn: dependsOn },
@@ -71,16 +71,16 @@ export function searchQueryOf(item: Item, dialect: Dialect): IDataObject {
 	const textFilter = String(item.parameter<string>('searchText', '') ?? '').trim();
 	const primaryFilter = String(item.parameter<string>('primaryFilter', '') ?? '').trim();
 	const boolFilterList = namesOf(item.parameter('boolFilterList', []));
-	requireWellFormed(item, textFilter, 'Search Text');
-	requireWellFormed(item, primaryFilter, 'EspoCRM Filter');
-	requireWellFormed(item, boolFilterList, 'EspoCRM Check-Box Filters');
+	requireWellFormed(item, textFilter, 'Search Text (EspoCRM)');
+	requireWellFormed(item, primaryFilter, 'Filter (EspoCRM)');
+	requireWellFormed(item, boolFilterList, 'Check-Box (EspoCRM)');
 	const query: IDataObject = {
 		...(textFilter ? { textFilter } : {}),
 		...(primaryFilter ? { primaryFilter } : {}),
 		...(boolFilterList.length ? { boolFilterList } : {}),
 	};
 	if (dialect !== 'espocrm') {
-		const set = [textFilter && 'Search Text', primaryFilter && 'EspoCRM Filter', boolFilterList.length && 'EspoCRM Check-Box Filters'].find(Boolean);
+		const set = [textFilter && 'Search Text (EspoCRM)', primaryFilter && 'Filter (EspoCRM)', boolFilterList.length && 'Check-Box (EspoCRM)'].find(Boolean);
 		if (set) {
 			throw item.refuse(
 				String(set),

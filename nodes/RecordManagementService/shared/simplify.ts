@@ -11,22 +11,32 @@ import { runsAsTool } from './tool';
 
 /**
  * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create, Update, Create or
- * Update and Stream > Post, whose answer is the whole record or note), for AI agents (a tool's output fills the model's context) and for workflows that only
- * need the values. Off by default, so that saved workflows keep every field. Fields to Return (on lists) already
- * limits what the server sends; Simplify also drops what no one reads from what is left.
+ * Update and Stream > Post, whose answer is the whole record or note), for AI agents (a tool's output fills the model's
+ * context) and for workflows that only need the values. Fields to Return (on lists) already limits what the server
+ * sends; Simplify also drops what no one reads from what is left.
  */
-export const simplifyField: INodeProperties = {
+const simplifyField: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
 	type: 'boolean',
 	default: false,
 	description:
 		"Whether to return a compact form of each record: fields without a value are left out, and so is the server's bookkeeping (deletion and follower flags, the details of each e-mail address and phone number, relationship columns, who created or changed the record). Useful when an AI agent reads the result.",
-	// Stream > Post: the note it created (EspoCRM's answer is 450-500 characters, mostly empty or bookkeeping).
-	displayOptions: {
-		show: { resource: ['record', 'relationship', 'stream'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update', 'upsert', 'post'] },
-	},
 };
+
+// Stream > Post: the note it created (EspoCRM's answer is 450-500 characters, mostly empty or bookkeeping).
+const operations = { resource: ['record', 'relationship', 'stream'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update', 'upsert', 'post'] };
+
+/**
+ * Off by default, so that workflows keep every field; on by default for a tool from version 1.2: a model needs the
+ * values, and whole records fill its context (a tool of version 1 or 1.1 keeps its default, off). Three declarations
+ * because n8n's displayOptions cannot say "a tool of version 1.2": each key of `show` and `hide` is one condition.
+ */
+export const simplifyFields: INodeProperties[] = [
+	{ ...simplifyField, displayOptions: { show: operations, hide: { '@tool': [true] } } },
+	{ ...simplifyField, displayOptions: { show: { ...operations, '@tool': [true], '@version': [1, 1.1] } } },
+	{ ...simplifyField, default: true, displayOptions: { show: { ...operations, '@tool': [true], '@version': [{ _cnd: { gte: 1.2 } }] } } },
+];
 
 /** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */
 const BOOKKEEPING = new Set(['deleted', 'isFollowed', 'followersIds', 'followersNames', 'versionNumber', 'phoneNumbersMap']);

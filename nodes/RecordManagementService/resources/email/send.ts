@@ -68,7 +68,7 @@ export const emailOptions: INodeProperties = {
 	displayOptions: { show },
 	options: [
 		{
-			displayName: 'Attachments (EspoCRM Only): Binary Field Names',
+			displayName: 'Attachments (EspoCRM)',
 			name: 'attachments',
 			type: 'string',
 			default: 'data',
