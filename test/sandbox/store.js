@@ -13,10 +13,11 @@ const { SANDBOX_USERS } = require('./users');
  *
  * @typedef {Record<string, any>} RawRecord  stored attributes that were set (plus hidden `_` keys), nothing computed
  * @typedef {Record<string, any>} ValueMap   what goes out on the wire
- * @typedef {{ trusted?: boolean, silent?: boolean, userId?: string | null }} WriteOptions  trusted: direct store
+ * @typedef {{ trusted?: boolean, silent?: boolean, userId?: string | null, phoneNumbersAsWritten?: boolean }} WriteOptions  trusted: direct store
  *   access / internal actions may set read-only attributes (createdAt, createdAccountId, ...) and skip required
  *   checks and the checks of linked records; silent: no change event (EspoCRM's SaveOption::SILENT); userId: the
- *   user making the change (createdById, modifiedById, followers)
+ *   user making the change (createdById, modifiedById, followers); phoneNumbersAsWritten: EspoCRM 7's storage of
+ *   phone numbers (versions.js)
  * @typedef {'full' | 'list' | 'create' | 'espoCreate'} OutputMode  full: a read (every attribute, nulls included);
  *   list: a list item of EspoCRM (no link-multiple, address-data or follower attributes); create: the attributes
  *   that were set (the create reply as server-behaviour.md has it, and what a create webhook carries); espoCreate:
