@@ -176,6 +176,8 @@ if (require.main === module) {
 			// A version listed without a digest (releases.json says why): its CI job prints the digest for a maintainer to
 			// pin, and goes on.
 			console.log(`no digest is pinned for ${version} yet (${PINNED[version].digest}): to pin this tree, set its treeSha256 in scripts/espocrm/releases.json to ${digest}`);
+			// On GitHub Actions, also on the run's summary page.
+			if (process.env.GITHUB_ACTIONS === 'true') console.log(`::notice title=EspoCRM ${version}: tree digest to pin::${digest}`);
 			process.exit(0);
 		}
 		if (!matches) {

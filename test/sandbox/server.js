@@ -69,6 +69,7 @@ class Sandbox {
     this.streams = new Streams(this.store);
     /** What differs between EspoCRM versions (versions.js): `setServerVersion`, then its locks, pipelines, allow-list. */
     this.version = new ServerVersion(options.serverVersion);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     /** @type {RecordedRequest[]} */
     this.requests = [];
     /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
@@ -125,6 +126,7 @@ class Sandbox {
    */
   setServerVersion(version) {
     this.version.set(version);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
   }
 
   /** Whether the API users' role allows the Webhook scope (without it: 403 with an empty reason). @param {boolean} allowed */
@@ -157,6 +159,7 @@ class Sandbox {
     this.webhooks.reset();
     this.streams.reset();
     this.version.reset();
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     this.requests = [];
     this.outbox = [];
     this.faults.clear();
@@ -370,7 +373,7 @@ class Sandbox {
         ...(this.faults.ignoresWhereAndOrder ? { where: undefined, orderBy: undefined, order: undefined } : {}),
       },
       emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
-      phoneNumbersAsWritten: this.version.phoneNumbersAsWritten,
+      phoneNumbersAsWritten: this.store.phoneNumbersAsWritten,
     };
     // What the server version adds: checks before the operation, attributes to its answer (versions.js).
     this.version.before(ctx, method, segs);

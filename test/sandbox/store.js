@@ -58,6 +58,8 @@ class Store {
     this.deletedRecords = new Map();
     /** @type {Array<{ fn: (e: ChangeEvent) => void, wants: (entityType: string) => boolean }>} */
     this.listeners = [];
+    /** EspoCRM 7 stores phone numbers as written (set by the sandbox's server version: versions.js). */
+    this.phoneNumbersAsWritten = false;
     for (const type of Object.keys(ENTITY_DEFS)) this.records.set(type, new Map());
     this.addSandboxUsers();
   }
@@ -116,11 +118,11 @@ class Store {
   /**
    * Creates a record without request, duplicate check, required-field check or check of linked records.
    * Accepts read-only attributes such as createdAt and modifiedAt (to place records in the past) and an `id`.
-   * Webhooks see the change.
+   * Webhooks see the change. Phone numbers are stored as the server version stores them (phoneNumbersAsWritten).
    * @param {string} entityType @param {Record<string, unknown>} fields @returns {ValueMap}
    */
   create(entityType, fields) {
-    const raw = this.insert(entityType, fields, { trusted: true });
+    const raw = this.insert(entityType, fields, { trusted: true, phoneNumbersAsWritten: this.phoneNumbersAsWritten });
     return this.output(entityType, raw, 'full');
   }
 
