@@ -137,8 +137,8 @@ export class LookupGroup {
 		private readonly field: string,
 		private readonly valuesPerLookup: number,
 	) {
-		// A phone field's look-up may compare by digits and as text: two where items, each with its attribute.
-		this.baseLength = 200 + (PHONE_FIELD.test(field) ? 4 : 2) * (field.length + 40);
+		// A phone field's look-up may compare by digits and as text: an `or` of two where items, each with its attribute.
+		this.baseLength = 200 + 2 * field.length + (PHONE_FIELD.test(field) ? 2 * (field.length + 40) : 0);
 		this.queryLength = this.baseLength;
 	}
 
