@@ -1,8 +1,8 @@
 /**
  * What EspoCRM versions answer differently where the node must react (issue 46), through n8n's engine against the
- * sandbox switched to that version (`setServerVersion`, test/sandbox/versions.js): 9.x's From check, 9.2's stage
- * changes as Update notes, 9.3's allow-lists, 9.3.8's "#" in a where attribute, 10.0's locked records and pipelines.
- * (7.5's phone numbers stored as written: upsert.test.ts.)
+ * sandbox switched to that version (`setServerVersion`, test/sandbox/versions.js): 7.5's updates of an e-mail address
+ * or phone number, 9.x's From check, 9.2's stage changes as Update notes, 9.3's allow-lists, 9.3.8's "#" in a where
+ * attribute, 10.0's locked records and pipelines. (7.5's phone numbers stored as written: upsert.test.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -26,6 +26,54 @@ function expectNoOutputError(result: RunResult) {
 beforeEach(() => {
 	bed.sandbox.setDialect('espocrm');
 	bed.use('apiKey', 'espocrm');
+});
+
+describe('EspoCRM 7.5 keeps the old e-mail address or phone number of an update that does not send its list', () => {
+	const updateContact = (id: string, fields: IDataObject) => ({ resource: 'record', operation: 'update', entityType: 'Contact', recordId: byId(id), bodyMode: 'json', jsonBody: JSON.stringify(fields) });
+
+	test('on 7.5.6 the node writes them again with their lists: the new ones primary, the others kept', async () => {
+		bed.sandbox.setServerVersion('7.5.6');
+		const eve = store().create('Contact', {
+			lastName: 'Eve',
+			phoneNumberData: [
+				{ phoneNumber: '+1 555 0100', primary: true, type: 'Mobile' },
+				{ phoneNumber: '+1 555 0111', primary: false, type: 'Office' },
+			],
+			emailAddress: 'eve@old.example',
+		});
+		const result = await bed.run(updateContact(eve.id, { phoneNumber: '+1 555 0199', emailAddress: 'eve@new.example', description: 'moved' }));
+		expectNoOutputError(result);
+
+		expect(paths(bed.received())).toEqual([`PUT /Contact/${eve.id}`, `PUT /Contact/${eve.id}`]);
+		expect(bed.received('PUT')[1].body).toEqual({
+			phoneNumber: '+1 555 0199',
+			phoneNumberData: [
+				expect.objectContaining({ phoneNumber: '+1 555 0199', primary: true, type: 'Mobile' }),
+				expect.objectContaining({ phoneNumber: '+1 555 0111', primary: false, type: 'Office' }),
+			],
+			emailAddress: 'eve@new.example',
+			emailAddressData: [expect.objectContaining({ emailAddress: 'eve@new.example', primary: true })],
+		});
+		expect(store().get('Contact', eve.id)).toMatchObject({ phoneNumber: '+1 555 0199', emailAddress: 'eve@new.example', description: 'moved' });
+		expect(result.json[0]).toMatchObject({ phoneNumber: '+1 555 0199', emailAddress: 'eve@new.example' });
+	});
+
+	test('Create or Update on 7.5.6: the record it updates gets the new number too', async () => {
+		bed.sandbox.setServerVersion('7.5.6');
+		const eve = store().create('Contact', { lastName: 'Eve', phoneNumber: '+1 555 0100' });
+		const result = await bed.run({ resource: 'record', operation: 'upsert', entityType: 'Contact', matchField: 'lastName', matchValue: 'Eve', bodyMode: 'json', jsonBody: '{"phoneNumber": "+1 555 0199"}' });
+		expectNoOutputError(result);
+		expect(paths(bed.received())).toEqual(['GET /Contact', `PUT /Contact/${eve.id}`, `PUT /Contact/${eve.id}`]);
+		expect(store().get('Contact', eve.id)).toMatchObject({ phoneNumber: '+1 555 0199' });
+	});
+
+	test('on 8.1.5 the first answer lists them already: one request', async () => {
+		const eve = store().create('Contact', { lastName: 'Eve', phoneNumber: '+1 555 0100', emailAddress: 'eve@old.example' });
+		const result = await bed.run(updateContact(eve.id, { phoneNumber: '+1 555 0199', emailAddress: 'EVE@new.example' }));
+		expectNoOutputError(result);
+		expect(paths(bed.received())).toEqual([`PUT /Contact/${eve.id}`]);
+		expect(store().get('Contact', eve.id)).toMatchObject({ phoneNumber: '+15550199', emailAddress: 'EVE@new.example' });
+	});
 });
 
 describe('EspoCRM 9.2 and later: a stage change is an Update note; Note Types "Status Changed (Any Version)" finds it on every version', () => {

@@ -18,9 +18,10 @@ const { withSearchMetadata, subscribe } = require('./search');
  *   store: Store, dialect: Dialect, headers: Record<string, string | string[] | undefined>,
  *   query: Record<string, any>, body: any, restricted: Set<string>, noStream: Set<string>, emailSendingFails: boolean,
  *   outbox: OutboxMail[], user: import('./users').SandboxUser, webhookScope: boolean,
- *   phoneNumbersAsWritten?: boolean, pendingPlacement?: import('./versions').Placement,
+ *   phoneNumbersAsWritten?: boolean, pendingPlacement?: import('./versions').Placement, keptAddresses?: Record<string, string>,
  * }} Ctx
- *   phoneNumbersAsWritten: EspoCRM 7 (versions.js); pendingPlacement: the pipeline and stage of a write (versions.js)
+ *   phoneNumbersAsWritten, keptAddresses: EspoCRM 7 (versions.js); pendingPlacement: the pipeline and stage of a write
+ *   (versions.js)
  */
 
 /** @param {Ctx} ctx @param {string} name */

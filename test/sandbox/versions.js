@@ -7,7 +7,10 @@
  * 'both'. Each rule names the release it came with and where it was read (application/Espo of that release) or
  * measured:
  *
- * - before 8.0 (7.5.6, measured): a phone number is stored as written, trimmed (8.x: E.164, fields.js).
+ * - before 8.0 (7.5.6, measured): a phone number is stored as written, trimmed (8.x: E.164, fields.js); an update that
+ *   writes an e-mail address or phone number without its list (`emailAddressData`, `phoneNumberData`) keeps the old
+ *   one, and answers with the value written (Core/FieldProcessing/PhoneNumber/Saver::process: the list read before the
+ *   save is stored again; 8.0 stores it only when it changed).
  * - 9.0 on (9.1.7, measured; Classes/RecordHooks/Email/CheckFromAddress): an e-mail sent (`status: Sending`) by a user
  *   who is not an admin from another address than the user's own: 403 `Not allowed 'from' address.`, nothing kept.
  *   (The group e-mail accounts and the system address that EspoCRM also lets such a user send from are not modelled.)
@@ -46,7 +49,7 @@
  */
 
 const { ApiError } = require('./util');
-const { ENTITY_DEFS, isEntityType } = require('./metadata');
+const { ENTITY_DEFS, isEntityType, getAttributes } = require('./metadata');
 
 const DEFAULT_VERSION = '8.1.5';
 
@@ -159,6 +162,7 @@ class ServerVersion {
     if (method === 'GET' && this.atLeast('9.3.8') && hasHashAttribute(ctx.query.where)) throw new ApiError(403, 'Not allowed character in attribute.');
     if (ctrl === 'Webhook' && segs.length === 1 && method === 'POST' && body && this.atLeast('9.3.2')) this.checkWebhookUrl(ctx, body);
     if (ctrl === 'Email' && segs.length === 1 && method === 'POST' && body && this.atLeast('9.0.0')) this.checkFromAddress(ctx, body);
+    if (isEntityType(ctrl) && segs.length === 2 && (method === 'PUT' || method === 'PATCH') && body && !this.atLeast('8.0.0')) this.keepAddresses(ctx, ctrl, body);
     if (!isEntityType(ctrl) || !this.atLeast('10.0.0')) return;
     if (segs.length === 2 && (method === 'PUT' || method === 'PATCH' || method === 'DELETE') && this.locked.has(`${ctrl}:${id}`)) {
       this.checkLocked(ctx, ctrl, id, method === 'DELETE' ? null : body ?? {});
@@ -177,6 +181,7 @@ class ServerVersion {
     const [ctrl, id] = segs;
     if (ctrl === 'App' && segs[1] === 'user') return { ...reply, body: this.appUser(/** @type {any} */ (reply.body)) };
     if (ctrl === 'Metadata') return { ...reply, body: this.metadata(/** @type {any} */ (reply.body)) };
+    if (ctx.keptAddresses) return { ...reply, body: { .../** @type {any} */ (reply.body), ...ctx.keptAddresses } };
     if (!isEntityType(ctrl) || !this.atLeast('10.0.0') || (segs.length !== 1 && segs.length !== 2)) return reply;
     const body = /** @type {any} */ (reply.body);
     if (segs.length === 1 && method === 'POST' && body?.id && ctx.pendingPlacement) this.placements.set(`${ctrl}:${body.id}`, ctx.pendingPlacement);
@@ -200,6 +205,20 @@ class ServerVersion {
       });
     }
     return out;
+  }
+
+  /**
+   * EspoCRM 7: an e-mail address or phone number written without its list is not stored; the answer shows it.
+   * @param {Ctx} ctx @param {string} entityType @param {Record<string, any>} body
+   */
+  keepAddresses(ctx, entityType, body) {
+    const attributes = getAttributes(entityType);
+    for (const [attribute, value] of Object.entries(body)) {
+      const a = attributes.get(attribute);
+      if (!a || a.role || (a.fieldType !== 'email' && a.fieldType !== 'phone') || typeof value !== 'string' || body[`${attribute}Data`] !== undefined) continue;
+      ctx.keptAddresses = { ...ctx.keptAddresses, [attribute]: value };
+      delete body[attribute];
+    }
   }
 
   /** @param {Ctx} ctx @param {Record<string, any>} body */

@@ -13,6 +13,7 @@ import { apiRequest, runOf } from '../../shared/transport';
 import type { ApiRequest } from '../../shared/transport';
 import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
 import { withStatusThroughPipeline } from './pipelines';
+import { withPrimaryAddressesKept } from './primaryAddress';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';
 import type { MatchValue } from './upsertLookup';
 
@@ -172,7 +173,9 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	}
 	const updated: IDataObject[] = [];
 	for (const id of ids) {
-		updated.push(await throughPipeline(body, await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body })));
+		const written = await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body });
+		// EspoCRM 7.5 keeps the old address of a field written without its list (primaryAddress.ts).
+		updated.push(await throughPipeline(body, await withPrimaryAddressesKept(context, item, path, body, written)));
 	}
 	return updated;
 }
