@@ -15,6 +15,7 @@ const { Webhooks } = require('./webhooks');
 const { Streams } = require('./stream');
 const { i18nFor } = require('./i18n');
 const { SANDBOX_USERS } = require('./users');
+const { ServerVersion } = require('./versions');
 
 /**
  * HTTP side of the sandbox: routing, authentication, fault switches and the request log.
@@ -28,7 +29,7 @@ const { SANDBOX_USERS } = require('./users');
  * @typedef {{
  *   dialect?: Dialect, seed?: boolean, port?: number, host?: string, tokenTtlMs?: number,
  *   failedLoginLimit?: number, restrictedScopes?: string[], onRequest?: (r: RecordedRequest) => void,
- *   webhookDeliveryIntervalMs?: number, webhookConfig?: import('./webhooks').WebhookConfig,
+ *   webhookDeliveryIntervalMs?: number, webhookConfig?: import('./webhooks').WebhookConfig, serverVersion?: string,
  * }} SandboxOptions
  *   restrictedScopes: entity types the API user may not reach; 'Webhook' in it takes the Webhook scope away.
  * @typedef {{ status: number, body?: unknown, reason?: string, headers?: Record<string, string | number> }} Reply
@@ -66,6 +67,9 @@ class Sandbox {
     this.faults = new Faults();
     this.webhooks = new Webhooks(this.store, options.webhookConfig, () => this.restricted);
     this.streams = new Streams(this.store);
+    /** What differs between EspoCRM versions (versions.js): `setServerVersion`, then its locks, pipelines, allow-list. */
+    this.version = new ServerVersion(options.serverVersion);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     /** @type {RecordedRequest[]} */
     this.requests = [];
     /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
@@ -115,6 +119,16 @@ class Sandbox {
     this.noStream = new Set(scopes);
   }
 
+  /**
+   * The EspoCRM version to answer as where versions differ (versions.js): '7.5.6', '9.3.4', '10.0.0' …; its locks,
+   * pipelines and allow-list start empty. reset() goes back to the version of the options (default 8.1.5).
+   * @param {string} version
+   */
+  setServerVersion(version) {
+    this.version.set(version);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
+  }
+
   /** Whether the API users' role allows the Webhook scope (without it: 403 with an empty reason). @param {boolean} allowed */
   setWebhookScope(allowed) {
     this.webhooks.scopeAllowed = allowed;
@@ -137,12 +151,15 @@ class Sandbox {
 
   /**
    * Clears records (webhooks included), webhook queues and deliveries, requests, faults, tokens, failed-login
-   * counters and the outbox; restores the restricted scopes of the options and the Webhook scope. Keeps the dialect.
+   * counters and the outbox; restores the restricted scopes of the options, the Webhook scope and the server version.
+   * Keeps the dialect.
    */
   reset() {
     this.store.reset();
     this.webhooks.reset();
     this.streams.reset();
+    this.version.reset();
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     this.requests = [];
     this.outbox = [];
     this.faults.clear();
@@ -356,7 +373,24 @@ class Sandbox {
         ...(this.faults.ignoresWhereAndOrder ? { where: undefined, orderBy: undefined, order: undefined } : {}),
       },
       emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
+      phoneNumbersAsWritten: this.store.phoneNumbersAsWritten,
     };
+    // What the server version adds: checks before the operation, attributes to its answer (versions.js).
+    this.version.before(ctx, method, segs);
+    return this.version.after(ctx, method, segs, this.dispatch(method, segs, ctx, query));
+  }
+
+  /**
+   * The operation of an authenticated request.
+   * @param {string} method @param {string[]} segs @param {import('./handlers').Ctx} ctx @param {Record<string, any>} query
+   * @returns {Reply}
+   */
+  dispatch(method, segs, ctx, query) {
+    const { user, body } = ctx;
+    const [ctrl, a, b, c] = segs;
+    const espoOnly = this.dialect !== 'standard';
+    const standardOnly = this.dialect !== 'espocrm';
+    const noController = () => new ApiError(404, `Controller '${ctrl}' does not exist.`);
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });
     const noAction = (/** @type {string} */ action) => new ApiError(404, `Action ${method} '${action}' does not exist in controller '${ctrl}'.`);
 
