@@ -405,8 +405,17 @@ async function espocrmDev() {
 	const { credentialFiles } = require('../test/espocrm/credentials');
 	const release = await espocrm.releaseOrSkip('npm run dev -- --espocrm', { log });
 	if (!release) return;
-	// EspoCRM starts (installs, the first time) while n8n is checked and the package built
-	const espoReady = espocrm.startEspo({ instance: 'dev', fresh: !!process.env.RMS_DEV_RESET, log, release, phpPort: await pickPort(Number(process.env.ESPOCRM_PORT || 8080)) });
+	// EspoCRM starts (installs, the first time) while n8n is checked and the package built. n8n's port first: EspoCRM 9.3
+	// calls a webhook URL on an internal address only when its host:port is in webhookAllowedAddressList.
+	const n8nPort = await pickPort(Number(process.env.N8N_PORT || 5678));
+	const espoReady = espocrm.startEspo({
+		instance: 'dev',
+		fresh: !!process.env.RMS_DEV_RESET,
+		log,
+		release,
+		phpPort: await pickPort(Number(process.env.ESPOCRM_PORT || 8080)),
+		webhookAddresses: [`localhost:${n8nPort}`, `127.0.0.1:${n8nPort}`],
+	});
 	espoReady.catch(() => {});
 	let espo;
 	const stopBoth = async (reason) => {
@@ -423,7 +432,6 @@ async function espocrmDev() {
 		if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
 		fs.mkdirSync(userFolder, { recursive: true });
 		build.into(livePackage(userFolder));
-		const n8nPort = await pickPort(Number(process.env.N8N_PORT || 5678));
 		const n8nEnv = env.n8nEnv(userFolder, {
 			N8N_PORT: String(n8nPort),
 			N8N_HOST: 'localhost',

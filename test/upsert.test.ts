@@ -402,4 +402,70 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		expect(store().count('Contact')).toBe(6);
 		expect(store().get('Contact', String(result.json[5].id))).toMatchObject({ phoneNumber: number(75), description: 'updated' });
 	});
+
+	const items = [
+		{ phone: '+1 555 400 0041', last: 'Spaced', note: 'updated' },
+		{ phone: '+15554000042', last: 'Joined', note: 'updated' },
+		{ phone: '+1.555.400.0043', last: 'Dotted', note: 'updated' },
+		{ phone: '+1 555 400 0044 ext. 12', last: 'Extension', note: 'updated' },
+		{ phone: '+1 555 400 0045', last: 'Second', note: 'updated' },
+		{ phone: '555 400 0046', last: 'Local', note: 'updated' },
+	];
+	/** Contacts written in other forms than the items: as 7.5 stores them, as written; 8.x in E.164. */
+	const storeContacts = () => [
+		store().create('Contact', { lastName: 'Spaced', phoneNumber: '+1 (555) 400-0041' }),
+		store().create('Contact', { lastName: 'Joined', phoneNumber: '+1 555 400 0042' }),
+		store().create('Contact', { lastName: 'Dotted', phoneNumber: '+1-555-400-0043' }),
+		store().create('Contact', { lastName: 'Extension', phoneNumber: '+1 (555) 400-0044 ext. 12' }),
+		store().create('Contact', {
+			lastName: 'Second',
+			phoneNumber: '+1 555 400 9999',
+			phoneNumberData: [
+				{ phoneNumber: '+1 555 400 9999', primary: true },
+				{ phoneNumber: '+1 (555) 400-0045', primary: false },
+			],
+		}),
+		store().create('Contact', { lastName: 'Local', phoneNumber: '555 400 0046' }),
+	];
+
+	test.each(['7.5.6', '8.1.5'])('EspoCRM %s (7.5 stores numbers as written, issue 46): every item updates its contact, however each number was written and stored: one look-up, no create', async (version) => {
+		bed.sandbox.setDialect('espocrm');
+		bed.use('apiKey', 'espocrm');
+		bed.sandbox.setServerVersion(version);
+		const stored = storeContacts();
+		expect(stored.map((contact) => contact.phoneNumber)).toEqual(
+			version === '7.5.6'
+				? ['+1 (555) 400-0041', '+1 555 400 0042', '+1-555-400-0043', '+1 (555) 400-0044 ext. 12', '+1 555 400 9999', '555 400 0046']
+				: ['+15554000041', '+15554000042', '+15554000043', '+15554000044', '+15554009999', '555 400 0046'],
+		);
+
+		const result = await bed.run(upsertByPhone, items);
+		expectNoOutputError(result);
+
+		expect(result.json.map((json) => json.id)).toEqual(stored.map((contact) => contact.id));
+		expect(bed.received('POST')).toEqual([]);
+		expect(store().count('Contact')).toBe(6);
+		// One look-up: the numbers written with "+" by their digits (any form stored), the local one as text; the
+		// record found only by its second number read to place it.
+		const lookups = bed.received('GET').filter((request) => request.path === '/Contact');
+		expect(lookups).toHaveLength(1);
+		const [where] = (lookups[0].query as IDataObject).where as IDataObject[];
+		expect(where).toEqual({
+			type: 'or',
+			value: [
+				{ type: 'in', attribute: 'phoneNumberNumeric', value: ['15554000041', '15554000042', '15554000043', '15554000044', '1555400004412', '15554000045'] },
+				{ type: 'in', attribute: 'phoneNumber', value: ['555 400 0046'] },
+			],
+		});
+		expect(paths(bed.received('GET')).filter((path) => path !== 'GET /Contact')).toEqual([`GET /Contact/${stored[4].id}`]);
+	});
+
+	test('a Standard server has no digits attribute: the number is looked up as given and in E.164, as before', async () => {
+		bed.sandbox.setDialect('standard');
+		store().create('Contact', { lastName: 'Joined', phoneNumber: '+15554000042' });
+		const result = await bed.run(upsertByPhone, [items[1]]);
+		expectNoOutputError(result);
+		const [lookup] = bed.received('GET');
+		expect((lookup.query as IDataObject).where).toEqual([{ type: 'in', attribute: 'phoneNumber', value: ['+15554000042'] }]);
+	});
 });

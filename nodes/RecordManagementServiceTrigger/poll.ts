@@ -12,6 +12,7 @@ import { pathOf } from '../RecordManagementService/shared/paths';
 import { entityTypeOf } from '../RecordManagementService/shared/validation';
 import { searchQueryOf } from '../RecordManagementService/shared/search';
 import { listRecords, repeats } from '../RecordManagementService/shared/listing';
+import { noteTypesWhere } from '../RecordManagementService/resources/stream/getStream';
 import { NO_TOTAL, PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
 import type { ListReply } from '../RecordManagementService/shared/transport';
 
@@ -98,7 +99,8 @@ async function pollStream(context: IPollFunctions, item: Item): Promise<INodeExe
 	requireEspoCrm(item, await dialectOf(context), 'The event "New Stream Note (EspoCRM)"');
 	const url = item.parameter<string>('streamOf', 'record') === 'user' ? '/Stream' : pathOf(item, '/{entityType}/{recordId}/stream');
 	const noteTypes = ([] as unknown[]).concat(item.parameter('noteTypes', ['Post']) ?? []).map(String);
-	const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
+	const where = noteTypesWhere(noteTypes);
+	const qs: IDataObject = where ? { where } : {};
 
 	if (context.getMode() === 'manual') {
 		// The stream's own order (newest first), not one by ID.

@@ -136,7 +136,9 @@ async function registerWebhooks(context: IHookFunctions): Promise<boolean> {
 			// Leave nothing half registered.
 			await unregister(context, data.webhooks).catch(() => undefined);
 			data.webhooks = [];
-			if (readFailure(error).status === 403) {
+			const failure = readFailure(error);
+			if (failure.status === 400 && NOT_INTERNAL.test(failure.reason)) throw remedied(internalUrlRefused(context, event, url));
+			if (failure.status === 403) {
 				throw remedied(
 					new NodeApiError(context.getNode(), { message: 'Forbidden', httpCode: '403' }, {
 						message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
@@ -150,6 +152,33 @@ async function registerWebhooks(context: IHookFunctions): Promise<boolean> {
 		}
 	}
 	return true;
+}
+
+/** EspoCRM 9.3.2's refusal of a webhook URL on an internal address (Classes/FieldValidators/Webhook/Url/NotInternal). */
+const NOT_INTERNAL = /field: url, type: notInternal/;
+
+/**
+ * What to add to EspoCRM's allow-list for n8n's webhook URL: its `host:port` as EspoCRM compares it (Core/Webhook/
+ * AddressUtil: the URL's host, and its port or else 80 for http and 443 for https).
+ */
+function allowListEntryOf(url: string): string {
+	const parsed = new URL(url);
+	return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/**
+ * EspoCRM 9.3.2 and later register a webhook on an internal address (localhost, a private network: the same Docker
+ * network, a LAN; also a host name EspoCRM cannot resolve) only when its `host:port` is in webhookAllowedAddressList.
+ * n8n shows only the message when publishing fails, so the message says it all.
+ */
+function internalUrlRefused(context: IHookFunctions, event: string, url: string): NodeApiError {
+	const entry = allowListEntryOf(url);
+	return new NodeApiError(context.getNode(), { message: 'Bad Request', httpCode: '400' }, {
+		message: `EspoCRM refused to register the webhook for ${event} (400): n8n's webhook URL ${url} is on an internal address, which EspoCRM 9.3.2 and later call only when it is listed. In EspoCRM's data/config.php (Administration has no field for it) add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'], then publish the workflow again`,
+		description:
+			"Or give n8n an address EspoCRM reaches as a public one (n8n's WEBHOOK_URL), or use the Record Management Service Trigger, which polls and needs nothing on EspoCRM. EspoCRM also counts a host name it cannot resolve as internal.",
+		httpCode: '400',
+	});
 }
 
 /**

@@ -24,6 +24,7 @@ const { spawn, spawnSync } = require('child_process');
 const n8nEnv = require('../n8n-env');
 const { ensurePrerequisites, which: findProgram } = require('./prereq');
 const { givenRelease, skipLine, compareWithPinned } = require('./release');
+const { givenPhp, phpForRelease } = require('./php');
 const { Processes, stopLeftovers, stopStrays, sleep } = require('./processes');
 const { acquireLock } = require('../lib/lock');
 const { espoClient } = require('./client');
@@ -95,23 +96,51 @@ function defaultLog(msg) {
 // ---------------------------------------------------------------------------------------------------------
 // The release, given at run time (release.js)
 
+/** The PHP given at run time (php.js), able to read the folders this setup uses. */
+function phpGiven() {
+	return givenPhp({ cacheParent: cacheParent(), zip: process.env.ESPOCRM_ZIP });
+}
+
 /**
  * The release given in the environment ({tree, version, source}), or undefined. A zip is unpacked with PHP, so the
  * prerequisites come first then.
  */
 async function findRelease({ log = defaultLog } = {}) {
-	if (process.env.ESPOCRM_ZIP && !process.env.ESPOCRM_TREE) await ensurePrerequisites(log);
-	return givenRelease({ zipCache: path.join(cacheParent(), 'espocrm-zips'), log });
+	const php = phpGiven();
+	if (process.env.ESPOCRM_ZIP && !process.env.ESPOCRM_TREE) await ensurePrerequisites(log, { php });
+	return givenRelease({ zipCache: path.join(cacheParent(), 'espocrm-zips'), log, php });
+}
+
+/** The PHP that runs this release ({php, version}), or {missing: what is missing, in words}. */
+function phpOf(release) {
+	return phpForRelease(release, { cacheParent: cacheParent(), zip: process.env.ESPOCRM_ZIP });
 }
 
 /**
- * For a command that needs a release: the release, or undefined after printing the one line that says the command
- * was skipped and how to run it (the command then exits 0).
+ * For a command that needs a release: the release with the PHP that runs it (`php`, `phpVersion`), or undefined after
+ * printing the one line that says the command was skipped and why: no release given, or no PHP that the release
+ * runs on (the command then exits 0).
  */
 async function releaseOrSkip(command, { log = defaultLog } = {}) {
 	const release = await findRelease({ log });
-	if (!release) console.log(skipLine(command));
-	return release;
+	if (!release) {
+		console.log(skipLine(command));
+		return undefined;
+	}
+	const { php, version, missing } = phpOf(release);
+	if (missing) {
+		console.log(skipLine(command, missing));
+		return undefined;
+	}
+	return { ...release, php, phpVersion: version };
+}
+
+/** The release's PHP (releaseOrSkip found it); a caller that skipped releaseOrSkip gets it here, or an error saying what is missing. */
+function withPhp(release) {
+	if (release.php) return release;
+	const { php, version, missing } = phpOf(release);
+	if (missing) throw Object.assign(new Error(missing), { userFacing: true });
+	return { ...release, php, phpVersion: version };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -248,15 +277,21 @@ function phpArgs(inst) {
 	return ['-d', 'memory_limit=512M', '-d', `session.save_path=${inst.run}`, '-d', 'display_errors=stderr', '-d', 'date.timezone=UTC'];
 }
 
-async function setConfig(inst, changes) {
-	await mustExec('set-config.php', 'php', [...phpArgs(inst), SET_CONFIG, inst.tree, JSON.stringify(changes)]);
+/** PHP (the release's: php.js) with the instance's settings and `args`, run to its end; resolves {code, out, ms}. */
+function execPhp(php, inst, args, opts) {
+	return exec(...php.command([...phpArgs(inst), ...args]), opts);
 }
 
-async function startPhp(inst, procs, log, wantedPort) {
+async function setConfig(php, inst, changes) {
+	const r = await execPhp(php, inst, [SET_CONFIG, inst.tree, JSON.stringify(changes)]);
+	if (r.code !== 0) throw new Error(`set-config.php failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
+}
+
+async function startPhp(php, inst, procs, log, wantedPort) {
 	const port = wantedPort || (await n8nEnv.freePort());
 	const origin = `http://127.0.0.1:${port}`;
 	const logFile = path.join(inst.run, 'php-server.log');
-	const child = procs.start('php -S', 'php', [...phpArgs(inst), '-d', 'opcache.enable=1', '-S', `127.0.0.1:${port}`, '-t', inst.tree, ROUTER], {
+	const child = procs.start('php -S', ...php.command([...phpArgs(inst), '-d', 'opcache.enable=1', '-S', `127.0.0.1:${port}`, '-t', inst.tree, ROUTER]), {
 		cwd: inst.tree,
 		// several workers: n8n sends requests in parallel
 		env: { ...process.env, PHP_CLI_SERVER_WORKERS: process.env.ESPOCRM_PHP_WORKERS || '4' },
@@ -281,12 +316,30 @@ async function waitForApi(api, child, procs, logFile) {
 	}
 }
 
+/**
+ * EspoCRM 9.3's allow-lists of internal addresses, in data/config.php (Administration has no field for them): a group
+ * or personal e-mail account whose SMTP server is on an internal address is saved only when its `host:port` is in
+ * emailServerAllowedAddressList (Classes/RecordHooks/EmailAccount/BeforeSaveValidateHosts), a webhook URL on one only
+ * when in webhookAllowedAddressList (9.3.2 on, Classes/FieldValidators/Webhook/Url/NotInternal). Older versions ignore
+ * both. ESPOCRM_ALLOW_LISTS=off leaves them out (null) at start, as on a 9.3 set up without them; the install always
+ * has the SMTP sink's (its group e-mail account is made then).
+ */
+function allowLists({ smtpPort, webhookAddresses = [], install = false }) {
+	if (!install && allowListsOff()) return { emailServerAllowedAddressList: null, webhookAllowedAddressList: null };
+	return { emailServerAllowedAddressList: [`127.0.0.1:${smtpPort}`], webhookAllowedAddressList: webhookAddresses };
+}
+
+/** ESPOCRM_ALLOW_LISTS=off: EspoCRM started without 9.3's allow-lists (test:espocrm then runs what proves the node's messages). */
+function allowListsOff() {
+	return /^(off|0|false|no)$/i.test(process.env.ESPOCRM_ALLOW_LISTS || '');
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Install (once)
 
-async function installerStep(inst, action, params) {
+async function installerStep(php, inst, action, params) {
 	const data = new URLSearchParams(params).toString();
-	const r = await exec('php', [...phpArgs(inst), 'install/cli.php', '-a', action, '-d', data], { cwd: inst.tree });
+	const r = await execPhp(php, inst, ['install/cli.php', '-a', action, '-d', data], { cwd: inst.tree });
 	// it exits 0 even when a step failed, and prints "Error: ..."
 	if (r.code !== 0 || /(^|\n)\s*Error:/.test(r.out) || /Fatal error|Uncaught/.test(r.out))
 		throw new Error(`EspoCRM installer step ${action} failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
@@ -317,14 +370,15 @@ function markerValid(L, m) {
  * Resolves to the marker: {version, recipe, releaseTree, treeSha256, admin, apiKeyUser, hmacUser, roleId, timings}.
  */
 async function ensureInstalled({ log = defaultLog, release } = {}) {
+	release = withPhp(release);
 	const L = layout(release.version);
 	let marker = readMarker(L);
 	if (markerValid(L, marker)) {
-		await ensurePrerequisites(log); // a few milliseconds when PHP and MariaDB are there
+		await ensurePrerequisites(log, { php: release.php }); // a few milliseconds when PHP and MariaDB are there
 		return marker;
 	}
 
-	await ensurePrerequisites(log);
+	await ensurePrerequisites(log, { php: release.php });
 
 	const unlock = await acquireLock(L.installLock, { log, what: `the EspoCRM install in ${L.root}` });
 	try {
@@ -341,7 +395,8 @@ async function install(L, release, log) {
 	const timings = {};
 	const lap = (name, since) => (timings[name] = Date.now() - since);
 	const inst = L.test;
-	log(`installing EspoCRM ${L.version} from ${release.tree} into ${L.root} (once; about a minute)`);
+	const { php } = release;
+	log(`installing EspoCRM ${L.version} from ${release.tree} into ${L.root} with PHP ${release.phpVersion} (once; about a minute)`);
 
 	// a half-finished earlier install is thrown away; so is a test instance (it runs under its lock)
 	const releaseTest = await acquireLock(inst.lock, { log, what: 'the EspoCRM test instance' });
@@ -401,7 +456,7 @@ async function install(L, release, log) {
 		];
 		for (const [action, params] of steps) {
 			const s = Date.now();
-			await installerStep(inst, action, params);
+			await installerStep(php, inst, action, params);
 			log(`  installer ${action} (${((Date.now() - s) / 1000).toFixed(1)}s)`);
 		}
 		const internal = fs.readFileSync(path.join(inst.tree, 'data', 'config-internal.php'), 'utf8');
@@ -411,13 +466,14 @@ async function install(L, release, log) {
 		// as admin through the API: role, API users, mail
 		t = Date.now();
 		const smtp = await startSmtpSink({ port: 0 });
-		let php;
+		let server;
 		let setup;
 		try {
-			php = await startPhp(inst, procs, log);
-			await setConfig(inst, { 'config.php': { siteUrl: php.origin, smtpPort: smtp.port } });
-			const admin = espoClient(php.origin, ADMIN);
-			await waitForApi(admin, php.child, procs, php.logFile);
+			server = await startPhp(php, inst, procs, log);
+			// EspoCRM 9.3 saves a group e-mail account with an SMTP server on an internal address only when it is listed
+			await setConfig(php, inst, { 'config.php': { siteUrl: server.origin, smtpPort: smtp.port, ...allowLists({ smtpPort: smtp.port, install: true }) } });
+			const admin = espoClient(server.origin, ADMIN);
+			await waitForApi(admin, server.child, procs, server.logFile);
 			setup = await setUpThroughApi(admin, smtp, log, L.version);
 			// the mail settings work: one message through the sink
 			const probe = await admin.post('/Email', {
@@ -449,6 +505,7 @@ async function install(L, release, log) {
 			releaseTree: release.tree,
 			treeSha256,
 			installedAt: new Date().toISOString(),
+			phpVersion: release.phpVersion,
 			installMs: Date.now() - started,
 			timings,
 			admin: ADMIN,
@@ -579,9 +636,11 @@ async function ensureDevCopy(L, marker, log) {
  * it). Starts MariaDB, PHP's server (workers) and the SMTP sink. Resolves to
  * {origin, apiBase, admin (client), keys, marker, smtp, runJob(name), timings, stop()}.
  */
-async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, release, phpPort } = {}) {
+async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, release, phpPort, webhookAddresses = [] } = {}) {
 	release = release || (await findRelease({ log }));
 	if (!release) throw Object.assign(new Error(skipLine('npm run test:espocrm')), { userFacing: true });
+	release = withPhp(release);
+	const { php } = release;
 	const marker = await ensureInstalled({ log, release });
 	const L = layout(release.version);
 	const inst = L[instance];
@@ -619,18 +678,24 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 		t = Date.now();
 		smtp = await startSmtpSink({ port: 0 });
 		const db = await startMariadb(inst, procs, log);
-		const php = await startPhp(inst, procs, log, phpPort);
-		await setConfig(inst, {
-			'config.php': { siteUrl: php.origin, smtpServer: '127.0.0.1', smtpPort: smtp.port },
+		const server = await startPhp(php, inst, procs, log, phpPort);
+		const lists = allowLists({ smtpPort: smtp.port, webhookAddresses });
+		await setConfig(php, inst, {
+			'config.php': { siteUrl: server.origin, smtpServer: '127.0.0.1', smtpPort: smtp.port, ...lists },
 			'config-internal.php': { database: { host: '127.0.0.1', port: String(db.port) } },
 		});
-		// the group account's SMTP is a record, not config: the sink of this run
-		if (marker.systemGroupAccountId)
-			await sql(db, `UPDATE \`${DB.name}\`.inbound_email SET smtp_port = ${Number(smtp.port)} WHERE id = '${marker.systemGroupAccountId}';`);
-		const admin = espoClient(php.origin, { username: ADMIN.username, password: ADMIN.password });
-		timings.firstRequest = await waitForApi(admin, php.child, procs, php.logFile);
+		// the group account's SMTP is a record, not config: the sink of this run. Without the allow-lists, EspoCRM 9.3
+		// refuses to save it (an SMTP server on an internal address): the install made it, so it is removed here.
+		if (marker.systemGroupAccountId) {
+			const change = lists.emailServerAllowedAddressList ? `smtp_port = ${Number(smtp.port)}` : 'deleted = 1';
+			await sql(db, `UPDATE \`${DB.name}\`.inbound_email SET ${change} WHERE id = '${marker.systemGroupAccountId}';`);
+		}
+		const admin = espoClient(server.origin, { username: ADMIN.username, password: ADMIN.password });
+		timings.firstRequest = await waitForApi(admin, server.child, procs, server.logFile);
 		timings.start = Date.now() - t;
-		log(`EspoCRM ${L.version} (${instance}${fresh ? ', fresh data' : ''}) at ${php.origin}: restore ${timings.restore} ms, start ${timings.start} ms`);
+		log(
+			`EspoCRM ${L.version} (${instance}${fresh ? ', fresh data' : ''}${lists.emailServerAllowedAddressList ? '' : ', without the allow-lists'}) on PHP ${release.phpVersion} at ${server.origin}: restore ${timings.restore} ms, start ${timings.start} ms`,
+		);
 
 		const keys = {
 			admin: { ...ADMIN },
@@ -642,8 +707,11 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			/** Tables whose names differ between versions (9.x renamed Subscription to StreamSubscription). */
 			tables: { subscription: Number(L.version.split('.')[0]) >= 9 ? 'stream_subscription' : 'subscription' },
 			instance,
-			origin: php.origin,
-			apiBase: `${php.origin}/api/v1`,
+			origin: server.origin,
+			apiBase: `${server.origin}/api/v1`,
+			phpVersion: release.phpVersion,
+			/** Whether EspoCRM 9.3's allow-lists hold the SMTP sink and `webhookAddresses` (ESPOCRM_ALLOW_LISTS=off: not). */
+			allowLists: !!lists.emailServerAllowedAddressList,
 			tree: inst.tree,
 			admin,
 			keys,
@@ -652,10 +720,10 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			mailFrom: MAIL_FROM,
 			db,
 			timings,
-			logs: { php: php.logFile, mariadb: path.join(inst.run, 'mariadb.log') },
+			logs: { php: server.logFile, mariadb: path.join(inst.run, 'mariadb.log') },
 			/** `php command.php run-job <Name>` in the tree (for example ProcessWebhookQueue). */
 			runJob: async (name) => {
-				const r = await exec('php', [...phpArgs(inst), 'command.php', 'run-job', name], { cwd: inst.tree, timeoutMs: 120000 });
+				const r = await execPhp(php, inst, ['command.php', 'run-job', name], { cwd: inst.tree, timeoutMs: 120000 });
 				if (r.code !== 0) throw new Error(`php command.php run-job ${name} exited with ${r.code}:\n${r.out.slice(-2000)}`);
 				return r.out;
 			},
@@ -672,7 +740,7 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 				return rows.map((row) => Object.fromEntries(row.split('\t').map((v, i) => [columns[i], unescape(v)])));
 			},
 			/** A client for the API as one of the users: 'admin' | 'apiKey' | 'hmac'. */
-			client: (who) => espoClient(php.origin, who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey }),
+			client: (who) => espoClient(server.origin, who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey }),
 			stop,
 		};
 	} catch (e) {
@@ -687,6 +755,7 @@ module.exports = {
 	layout,
 	findRelease,
 	releaseOrSkip,
+	allowListsOff,
 	ensureInstalled,
 	startEspo,
 	defaultLog,

@@ -18,8 +18,11 @@
  *
  * Options: --no-build; E2E_ONLY=<substring>; E2E_KEEP=1 (keep .e2e/espocrm/user-folder);
  *          ESPOCRM_TREE=<release tree> or ESPOCRM_ZIP=<release zip>; RMS_ESPOCRM_CACHE=<folder> (default: beside the
- *          n8n cache);
- *          ESPOCRM_WORKFLOWS=<folder> (workflows from another folder than test/espocrm/workflows).
+ *          n8n cache); ESPOCRM_PHP=<php program> or ESPOCRM_PHP_CHROOT=<root file system> (scripts/espocrm/php.js);
+ *          ESPOCRM_WORKFLOWS=<folder> (workflows from another folder than test/espocrm/workflows);
+ *          ESPOCRM_ALLOW_LISTS=off (9.3.2 and later: EspoCRM without webhookAllowedAddressList and
+ *          emailServerAllowedAddressList; runs test/espocrm/without-allow-lists/ instead, which proves the node's
+ *          messages).
  * See test/espocrm/README.md.
  */
 
@@ -32,9 +35,15 @@ const { credentialFiles } = require('../../test/espocrm/credentials');
 const formsPhase = require('../../test/espocrm/forms/phase');
 const agentsPhase = require('../../test/espocrm/agents/phase');
 const webhookPhase = require('../../test/espocrm/webhook/webhook-trigger');
+const webhookRefusedPhase = require('../../test/espocrm/without-allow-lists/webhook-refused');
+const { versionNumber } = require('../../test/sandbox/versions');
 
 const REPO = env.REPO_ROOT;
-const WORKFLOW_DIR = process.env.ESPOCRM_WORKFLOWS ? path.resolve(process.env.ESPOCRM_WORKFLOWS) : path.join(REPO, 'test', 'espocrm', 'workflows');
+/** Without EspoCRM 9.3's allow-lists only what proves the node's messages about them runs. */
+const WITHOUT_ALLOW_LISTS = espocrm.allowListsOff();
+const WORKFLOW_DIR = process.env.ESPOCRM_WORKFLOWS
+	? path.resolve(process.env.ESPOCRM_WORKFLOWS)
+	: path.join(REPO, 'test', 'espocrm', WITHOUT_ALLOW_LISTS ? 'without-allow-lists' : 'workflows');
 const WORK_DIR = path.join(REPO, '.e2e', 'espocrm');
 
 /** The request lines the router writes to PHP's server log ("RMS <status> <ms> <method> <uri> | <reason>"). */
@@ -109,6 +118,8 @@ function espoView(espo, from, wf) {
 		tree: espo.tree,
 		/** the EspoCRM version ('9.1.7'), and the names of tables that differ between versions */
 		version: espo.version,
+		/** the SMTP sink's port (127.0.0.1) */
+		smtpPort: espo.smtp.port,
 		tables: espo.tables,
 		state: wf.state,
 		sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
@@ -122,10 +133,18 @@ async function main() {
 	// before anything long starts: no release given, nothing to run
 	const release = await espocrm.releaseOrSkip('npm run test:espocrm', { log });
 	if (!release) return 0;
+	if (WITHOUT_ALLOW_LISTS && versionNumber(release.version) < versionNumber('9.3.2')) {
+		console.log(`npm run test:espocrm: skipped, ESPOCRM_ALLOW_LISTS=off tests EspoCRM 9.3.2 and later (webhookAllowedAddressList), not ${release.version}`);
+		return 0;
+	}
 
-	// EspoCRM (install once, then a fresh start) while n8n is checked and the package built
+	// EspoCRM (install once, then a fresh start) while n8n is checked and the package built. The webhook phase's n8n
+	// gets its port now: EspoCRM 9.3 calls a webhook URL on 127.0.0.1 only when its host:port is listed.
+	const webhookPort = await env.freePort();
 	let espo;
-	const espoReady = espocrm.startEspo({ instance: 'test', fresh: true, log, release }).then((e) => (espo = e));
+	const espoReady = espocrm
+		.startEspo({ instance: 'test', fresh: true, log, release, webhookAddresses: [`127.0.0.1:${webhookPort}`] })
+		.then((e) => (espo = e));
 	espoReady.catch(() => {}); // awaited in start()
 
 	let stopping = false;
@@ -151,7 +170,7 @@ async function main() {
 			saveOutput: true,
 			isolatePackage: true,
 			importOnly: [webhookPhase.workflow],
-			phases: [
+			phases: WITHOUT_ALLOW_LISTS ? [phaseWithEspo(webhookRefusedPhase, () => espo)] : [
 				// After the workflows: its search tests create Contacts, which workflows such as 01 and 17 count.
 				{
 					name: formsPhase.name,
@@ -166,14 +185,7 @@ async function main() {
 					after: formsPhase.name,
 					run: ({ log: say }) => agentsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
 				},
-				{
-					name: webhookPhase.name,
-					run: (ctx) =>
-						webhookPhase.run({
-							...ctx,
-							espo: { ...espo, mark: () => logSize(espo.logs.php), requests: (from) => readRequests(espo.logs.php, from) },
-						}),
-				},
+				phaseWithEspo(webhookPhase, () => espo, { port: webhookPort }),
 			],
 			async start() {
 				await espoReady;
@@ -217,6 +229,20 @@ async function main() {
 		else await espo.stop();
 		log(`done in ${secs(Date.now() - t0)}`);
 	}
+}
+
+/**
+ * A phase of n8n start against EspoCRM (the webhook trigger): its context gets `espo` with `mark()` and
+ * `requests(from)`, what EspoCRM served since a mark, and `port`, n8n's port when EspoCRM must know it beforehand.
+ */
+function phaseWithEspo(phase, espoOf, { port } = {}) {
+	return {
+		name: phase.name,
+		run: (ctx) => {
+			const espo = espoOf();
+			return phase.run({ ...ctx, port, espo: { ...espo, mark: () => logSize(espo.logs.php), requests: (from) => readRequests(espo.logs.php, from) } });
+		},
+	};
 }
 
 /** Processes this one started directly (n8n execute, still running after a signal): their process groups. */

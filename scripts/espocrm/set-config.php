@@ -2,7 +2,8 @@
 /*
  * Merges values into EspoCRM's config files (part of the test setup, not of EspoCRM):
  *   php set-config.php <tree> '{"config.php": {"siteUrl": "..."}, "config-internal.php": {"database": {"port": "3307"}}}'
- * Runs while no EspoCRM process is serving the tree (EspoCRM reads the files on every request).
+ * Runs while no EspoCRM process is serving the tree (EspoCRM reads the files on every request). Objects are merged
+ * key by key; a list (`[...]`) or null replaces the value it is given for.
  */
 if (PHP_SAPI !== 'cli') {
     exit(1);
@@ -12,6 +13,15 @@ $changes = json_decode($argv[2] ?? '', true);
 if (!is_dir("$tree/data") || !is_array($changes)) {
     fwrite(STDERR, "usage: php set-config.php <tree> '<json>'\n");
     exit(2);
+}
+function merged(array $data, array $values): array
+{
+    foreach ($values as $key => $value) {
+        $data[$key] = is_array($value) && !array_is_list($value) && is_array($data[$key] ?? null)
+            ? merged($data[$key], $value)
+            : $value;
+    }
+    return $data;
 }
 foreach ($changes as $file => $values) {
     if (!in_array($file, ['config.php', 'config-internal.php'], true)) {
@@ -24,7 +34,7 @@ foreach ($changes as $file => $values) {
         fwrite(STDERR, "$path does not return an array\n");
         exit(3);
     }
-    $data = array_replace_recursive($data, $values);
+    $data = merged($data, $values);
     $tmp = "$path.tmp";
     file_put_contents($tmp, "<?php\nreturn " . var_export($data, true) . ";\n");
     rename($tmp, $path);

@@ -26,10 +26,12 @@ function itemsOf(execution, node) {
 /**
  * Starts n8n main for a phase and publishes `workflow` (its trigger node named `trigger`) as the editor does.
  * ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log); `folder`: the phase's
- * folder under workDir; `label`: its name in the log. Returns { url, cookie, main, logFile, mark, executions,
- * nthExecution, stop }; call stop(ok) in a finally: it stops n8n, logs the timings and keeps the folder unless ok.
+ * folder under workDir; `label`: its name in the log; `port`: n8n's port, when the server that calls the webhook must
+ * know it beforehand (EspoCRM 9.3's webhookAllowedAddressList); `publish: false` leaves publishing to the caller.
+ * Returns { url, cookie, main, logFile, mark, executions, nthExecution, unpublish, stop }; call stop(ok) in a finally:
+ * it stops n8n, logs the timings and keeps the folder unless ok.
  */
-async function startPhaseN8n(ctx, { folder, label, workflow, trigger }) {
+async function startPhaseN8n(ctx, { folder, label, workflow, trigger, port, publish = true }) {
 	const { p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log } = ctx;
 	const t0 = Date.now();
 	const dir = path.join(workDir, folder);
@@ -51,13 +53,22 @@ async function startPhaseN8n(ctx, { folder, label, workflow, trigger }) {
 	};
 	try {
 		// the environment of the workflows' n8n processes, with this user folder
-		const main = await srv.startN8n({ procs, p, role: 'main', env: { ...n8nEnv, N8N_USER_FOLDER: userFolder }, logFile, expectPackage: env.PACKAGE_NAME });
+		const main = await srv.startN8n({
+			procs,
+			p,
+			role: 'main',
+			env: { ...n8nEnv, N8N_USER_FOLDER: userFolder, ...(port ? { N8N_PORT: String(port) } : {}) },
+			logFile,
+			expectPackage: env.PACKAGE_NAME,
+		});
 		mark('n8n ready');
 		const { cookie } = await srv.setupOwner(main.baseUrl);
 		const webhookId = workflow.nodes.find((n) => n.name === trigger).webhookId;
-		await srv.activateWorkflow(main.baseUrl, cookie, workflow.id);
-		await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { proc: main.proc });
-		mark('published');
+		if (publish) {
+			await srv.activateWorkflow(main.baseUrl, cookie, workflow.id);
+			await srv.waitForPublication(main.baseUrl, cookie, workflow.id, { proc: main.proc });
+			mark('published');
+		}
 
 		const executions = async () => srv.listExecutions(main.baseUrl, cookie, { workflowId: workflow.id });
 		const finished = (e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);

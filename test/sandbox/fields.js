@@ -46,6 +46,15 @@ function normalisePhone(v) {
   return `+${digits}`;
 }
 
+/**
+ * A phone number as the server stores it: EspoCRM 7 as written (trimmed; measured on 7.5.6), 8.x and later
+ * normalised (normalisePhone).
+ * @param {string} v @param {{ phoneNumbersAsWritten?: boolean }} opts
+ */
+function storedPhone(v, opts) {
+  return opts.phoneNumbersAsWritten ? v.trim() : normalisePhone(v);
+}
+
 /** PHP's is_numeric. @param {unknown} v */
 function isNumeric(v) {
   if (typeof v === 'number') return Number.isFinite(v);
@@ -334,7 +343,7 @@ function isWritable(a) {
 /**
  * Reads a request body into attribute values. Unknown attributes, read-only ones (unless trusted) and the
  * computed ones are left out silently, as EspoCRM does.
- * @param {string} entityType @param {Record<string, unknown>} data @param {{ trusted?: boolean }} opts
+ * @param {string} entityType @param {Record<string, unknown>} data @param {{ trusted?: boolean, phoneNumbersAsWritten?: boolean }} opts
  * @returns {{ values: Record<string, unknown>, multiple: Record<string, string[]> }}
  */
 function readInput(entityType, data, opts) {
@@ -358,14 +367,14 @@ function readInput(entityType, data, opts) {
       continue;
     }
     if (a.role === 'data') {
-      readAddressData(a, input, values);
+      readAddressData(a, input, values, opts);
       continue;
     }
     let v = toEntityValue(a, input);
     // 'Y-m-d H:i' is valid and stored with ':00' (EspoCRM's create reply echoes it as sent; reads show seconds).
     // Direct store access also takes ISO 8601 with an offset.
     if (a.kind === 'datetime' && typeof v === 'string') v = parseStrictDateTime(v) ?? (opts.trusted ? parseDateTime(v) ?? v : v);
-    if (a.fieldType === 'phone' && name === a.field && typeof v === 'string') v = normalisePhone(v);
+    if (a.fieldType === 'phone' && name === a.field && typeof v === 'string') v = storedPhone(v, opts);
     if (a.fieldType === 'email' && typeof v === 'string') v = v.trim();
     values[name] = v;
   }
@@ -375,8 +384,9 @@ function readInput(entityType, data, opts) {
 /**
  * emailAddressData / phoneNumberData: the list of addresses; the primary one becomes the plain attribute.
  * @param {AttributeDef} a @param {unknown} input @param {Record<string, unknown>} values
+ * @param {{ phoneNumbersAsWritten?: boolean }} opts
  */
-function readAddressData(a, input, values) {
+function readAddressData(a, input, values, opts) {
   const key = a.fieldType === 'email' ? 'emailAddress' : 'phoneNumber';
   if (input === null || input === undefined) return;
   if (!Array.isArray(input)) {
@@ -384,7 +394,7 @@ function readAddressData(a, input, values) {
     return;
   }
   const items = input.filter((e) => isJsonObject(e) && typeof e[key] === 'string').map((e) => ({
-    ...e, [key]: a.fieldType === 'phone' ? normalisePhone(e[key]) : e[key].trim(), primary: Boolean(e.primary),
+    ...e, [key]: a.fieldType === 'phone' ? storedPhone(e[key], opts) : e[key].trim(), primary: Boolean(e.primary),
   }));
   if (items.length && !items.some((e) => e.primary)) items[0].primary = true;
   values[a.name] = items;

@@ -3,6 +3,7 @@
 
 const { ENTITY_DEFS, APP_CONFIG, isEntityType, buildMetadata } = require('./metadata');
 const { ApiError, validationError, formatDateTime } = require('./util');
+const { DEFAULT_VERSION } = require('./versions');
 const { runList, listParamsFromQuery, compileWhere } = require('./where');
 const { withSearchMetadata, subscribe } = require('./search');
 
@@ -17,7 +18,10 @@ const { withSearchMetadata, subscribe } = require('./search');
  *   store: Store, dialect: Dialect, headers: Record<string, string | string[] | undefined>,
  *   query: Record<string, any>, body: any, restricted: Set<string>, noStream: Set<string>, emailSendingFails: boolean,
  *   outbox: OutboxMail[], user: import('./users').SandboxUser, webhookScope: boolean,
+ *   phoneNumbersAsWritten?: boolean, pendingPlacement?: import('./versions').Placement, keptAddresses?: Record<string, string>,
  * }} Ctx
+ *   phoneNumbersAsWritten, keptAddresses: EspoCRM 7 (versions.js); pendingPlacement: the pipeline and stage of a write
+ *   (versions.js)
  */
 
 /** @param {Ctx} ctx @param {string} name */
@@ -31,8 +35,10 @@ const skipDuplicateCheck = (ctx) => String(header(ctx, 'x-skip-duplicate-check')
 const unknownTypeStatus = (ctx) => (ctx.dialect === 'standard' ? 400 : 500);
 /** EspoCRM's rules for lists, record shapes and errors: the 'espocrm' and 'both' dialects. @param {Ctx} ctx */
 const espo = (ctx) => ctx.dialect !== 'standard';
-/** The write options of a request: who makes the change. @param {Ctx} ctx */
-const by = (ctx) => ({ userId: ctx.user.id });
+/** How a request's values are read: EspoCRM 7 stores phone numbers as written (versions.js). @param {Ctx} ctx */
+const readAs = (ctx) => ({ phoneNumbersAsWritten: ctx.phoneNumbersAsWritten });
+/** The write options of a request: who makes the change, and how its values are read. @param {Ctx} ctx */
+const by = (ctx) => ({ userId: ctx.user.id, ...readAs(ctx) });
 /** The list parameters came as searchParams JSON (their types kept). @param {Ctx} ctx */
 const fromJson = (ctx) => typeof ctx.query.searchParams === 'string' && ctx.query.searchParams !== '';
 /** A read's record: `full`, with isFollowed for the caller. @param {Ctx} ctx @param {string} entityType @param {any} raw */
@@ -90,7 +96,7 @@ function create(ctx, entityType) {
   if (entityType === 'Attachment') return createAttachment(ctx, body);
   if (entityType === 'Email') return createEmail(ctx, body);
   // Record\Service::create: validation, then the linked records, then the duplicate check.
-  const prepared = ctx.store.prepareCreate(entityType, body, {});
+  const prepared = ctx.store.prepareCreate(entityType, body, readAs(ctx));
   ctx.store.checkLinks(entityType, prepared, null);
   refuseDuplicates(ctx, entityType, [prepared.values]);
   const raw = ctx.store.insert(entityType, body, by(ctx), prepared);
@@ -212,7 +218,7 @@ function update(ctx, entityType, id) {
   if (!raw) throw notFound(id);
   const body = objectBody(ctx.body);
   checkVersion(ctx, entityType, raw, body);
-  const prepared = ctx.store.prepareUpdate(entityType, raw, body, {});
+  const prepared = ctx.store.prepareUpdate(entityType, raw, body, readAs(ctx));
   ctx.store.applyUpdate(entityType, raw, body, by(ctx), prepared);
   return withWrittenTitle(entityType, body, readOutput(ctx, entityType, raw));
 }
@@ -345,7 +351,7 @@ function massApply(ctx, entityType, ids, action, data) {
     if (action === 'update') {
       let prepared;
       try {
-        prepared = ctx.store.prepareUpdate(entityType, raw, data, {});
+        prepared = ctx.store.prepareUpdate(entityType, raw, data, readAs(ctx));
       } catch (err) {
         if (err instanceof ApiError) continue;
         throw err;
@@ -414,7 +420,7 @@ function convertLead(ctx, pathId) {
   /** @type {Record<string, { values: Record<string, unknown>, multiple: Record<string, string[]> }>} */
   const prepared = {};
   for (const type of CONVERT_ORDER) {
-    if (records[type] && typeof records[type] === 'object') prepared[type] = store.prepareCreate(type, records[type], {});
+    if (records[type] && typeof records[type] === 'object') prepared[type] = store.prepareCreate(type, records[type], readAs(ctx));
   }
   if (!skipDuplicateCheck(ctx)) {
     const dups = [];
@@ -466,7 +472,7 @@ function appUser(ctx) {
     acl: { table, fieldTable: {}, assignmentPermission: 'all', userPermission: 'all' },
     preferences: { timeZone: 'UTC', language: 'en_US', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm' },
     settings: {
-      version: '8.1.5', recordsPerPage: 20, recordsPerPageSmall: 5, timeZone: APP_CONFIG.timeZone,
+      version: DEFAULT_VERSION, recordsPerPage: 20, recordsPerPageSmall: 5, timeZone: APP_CONFIG.timeZone,
       defaultCurrency: APP_CONFIG.defaultCurrency, currencyList: APP_CONFIG.currencyList,
     },
   };

@@ -54,6 +54,8 @@ export interface SandboxOptions {
 	webhookDeliveryIntervalMs?: number;
 	/** EspoCRM's webhook settings; defaults in the comments of WebhookConfig. */
 	webhookConfig?: WebhookConfig;
+	/** The EspoCRM version to answer as where versions differ (versions.js). Default '8.1.5'. */
+	serverVersion?: string;
 }
 
 export interface WebhookConfig {
@@ -335,8 +337,10 @@ export interface Sandbox {
 	setNoStreamScopes(entityTypes: string[]): void;
 	/** Whether API users' role allows the Webhook scope; without it every /Webhook request of theirs is 403 with an empty reason. reset() allows it again. */
 	setWebhookScope(allowed: boolean): void;
-	/** Answer `GET /Metadata?key=a.b` with that part of the metadata alone (an empty body where there is none), as EspoCRM 9.1 and later do; 8.1.5 (false, the default) ignores the key. reset() sets it back to false. */
-	metadataByKey: boolean;
+	/** The EspoCRM version to answer as where versions differ ('7.5.6', '9.3.4', '10.0.0'; versions.js), with no lock, pipeline or allow-list yet. reset() goes back to the option's (default 8.1.5). */
+	setServerVersion(version: string): void;
+	/** What the server version adds (versions.js). */
+	readonly version: SandboxServerVersion;
 	/** EspoCRM's webhooks: queued events, delivery, what was sent. */
 	readonly webhooks: SandboxWebhooks;
 	/** In arrival order. */
@@ -359,6 +363,27 @@ export interface Sandbox {
 	/** Stops webhook delivery (waiting for a run in progress) and the server. */
 	close(): Promise<void>;
 }
+
+/** A pipeline of EspoCRM 10 (versions.js): its stages in their order, each mapped to a status value. */
+export interface SandboxPipeline {
+	id: string;
+	name: string;
+	stages: Array<{ id: string; name: string; mappedStatus: string }>;
+}
+
+export interface SandboxServerVersion {
+	readonly version: string;
+	atLeast(version: string): boolean;
+	/** EspoCRM 9.3.2+: the `host:port` entries a webhook URL on an internal address may have (data/config.php). */
+	webhookAllowedAddressList: string[];
+	/** EspoCRM 10: the record cannot be changed or deleted (409). */
+	lock(entityType: string, id: string): void;
+	/** EspoCRM 10: the type's records follow these pipelines (the first is the default). */
+	setPipelines(entityType: string, pipelines: SandboxPipeline[]): void;
+}
+
+/** The note EspoCRM writes itself when a record's status field changes, as `version` writes it (versions.js). */
+export function statusChangeNote(version: string, field: string, value: string): { type: string; data: Record<string, unknown> };
 
 /** A note of EspoCRM's streams: a post, or what EspoCRM writes itself about a record (Create, Update, Status, …). */
 export type SandboxNote = Record<string, any> & { id: string; number: number; type: string; parentType: string | null; parentId: string | null };

@@ -7,6 +7,7 @@ const { seedDemoData } = require('./seed');
 const { ENTITY_DEFS } = require('./metadata');
 const { SANDBOX_USERS } = require('./users');
 const { startRecorder } = require('./recorder');
+const { statusChangeNote } = require('./versions');
 
 /**
  * The sandbox as `npm run sandbox` and `npm run dev` start it (cli.js): both dialects, the demo data, no failed-login
@@ -14,4 +15,6 @@ const { startRecorder } = require('./recorder');
  */
 const DEV_SANDBOX_OPTIONS = Object.freeze({ dialect: /** @type {'both'} */ ('both'), seed: true, failedLoginLimit: 0 });
 
-module.exports = { startSandbox, Sandbox, SANDBOX_CREDENTIALS, SANDBOX_USERS, seedDemoData, ENTITY_DEFS, startRecorder, DEV_SANDBOX_OPTIONS };
+module.exports = {
+  startSandbox, Sandbox, SANDBOX_CREDENTIALS, SANDBOX_USERS, seedDemoData, ENTITY_DEFS, startRecorder, DEV_SANDBOX_OPTIONS, statusChangeNote,
+};

@@ -15,6 +15,7 @@ const { Webhooks } = require('./webhooks');
 const { Streams } = require('./stream');
 const { i18nFor } = require('./i18n');
 const { SANDBOX_USERS } = require('./users');
+const { ServerVersion } = require('./versions');
 
 /**
  * HTTP side of the sandbox: routing, authentication, fault switches and the request log.
@@ -28,7 +29,7 @@ const { SANDBOX_USERS } = require('./users');
  * @typedef {{
  *   dialect?: Dialect, seed?: boolean, port?: number, host?: string, tokenTtlMs?: number,
  *   failedLoginLimit?: number, restrictedScopes?: string[], onRequest?: (r: RecordedRequest) => void,
- *   webhookDeliveryIntervalMs?: number, webhookConfig?: import('./webhooks').WebhookConfig,
+ *   webhookDeliveryIntervalMs?: number, webhookConfig?: import('./webhooks').WebhookConfig, serverVersion?: string,
  * }} SandboxOptions
  *   restrictedScopes: entity types the API user may not reach; 'Webhook' in it takes the Webhook scope away.
  * @typedef {{ status: number, body?: unknown, reason?: string, headers?: Record<string, string | number> }} Reply
@@ -55,16 +56,6 @@ const DIALECTS = ['both', 'standard', 'espocrm'];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
 
-/** EspoCRM's Util::getValueByKey: the value at a dotted path, null where the path leads nowhere. @param {unknown} data @param {string} key */
-function valueByKey(data, key) {
-  let value = data;
-  for (const part of key.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, part)) return null;
-    value = /** @type {Record<string, unknown>} */ (value)[part];
-  }
-  return value;
-}
-
 class Sandbox {
   /** @param {SandboxOptions} options */
   constructor(options) {
@@ -76,6 +67,9 @@ class Sandbox {
     this.faults = new Faults();
     this.webhooks = new Webhooks(this.store, options.webhookConfig, () => this.restricted);
     this.streams = new Streams(this.store);
+    /** What differs between EspoCRM versions (versions.js): `setServerVersion`, then its locks, pipelines, allow-list. */
+    this.version = new ServerVersion(options.serverVersion);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     /** @type {RecordedRequest[]} */
     this.requests = [];
     /** @type {import('./handlers').OutboxMail[]} mails the sandbox "sent" */
@@ -92,8 +86,6 @@ class Sandbox {
     this.restricted = new Set(options.restrictedScopes ?? []);
     /** @type {Set<string>} */
     this.noStream = new Set();
-    /** EspoCRM 9.1 and later: `GET /Metadata?key=a.b` answers that part of the metadata (8.1.5 ignores the key). */
-    this.metadataByKey = false;
     this.origin = '';
     this.baseUrl = '';
     this.server = http.createServer((req, res) => {
@@ -127,6 +119,16 @@ class Sandbox {
     this.noStream = new Set(scopes);
   }
 
+  /**
+   * The EspoCRM version to answer as where versions differ (versions.js): '7.5.6', '9.3.4', '10.0.0' …; its locks,
+   * pipelines and allow-list start empty. reset() goes back to the version of the options (default 8.1.5).
+   * @param {string} version
+   */
+  setServerVersion(version) {
+    this.version.set(version);
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
+  }
+
   /** Whether the API users' role allows the Webhook scope (without it: 403 with an empty reason). @param {boolean} allowed */
   setWebhookScope(allowed) {
     this.webhooks.scopeAllowed = allowed;
@@ -149,12 +151,15 @@ class Sandbox {
 
   /**
    * Clears records (webhooks included), webhook queues and deliveries, requests, faults, tokens, failed-login
-   * counters and the outbox; restores the restricted scopes of the options and the Webhook scope. Keeps the dialect.
+   * counters and the outbox; restores the restricted scopes of the options, the Webhook scope and the server version.
+   * Keeps the dialect.
    */
   reset() {
     this.store.reset();
     this.webhooks.reset();
     this.streams.reset();
+    this.version.reset();
+    this.store.phoneNumbersAsWritten = this.version.phoneNumbersAsWritten;
     this.requests = [];
     this.outbox = [];
     this.faults.clear();
@@ -164,7 +169,6 @@ class Sandbox {
     this.maxInFlightSeen = this.inFlight;
     this.restricted = new Set(this.options.restrictedScopes ?? []);
     this.noStream = new Set();
-    this.metadataByKey = false;
   }
 
   expireTokens() {
@@ -369,7 +373,24 @@ class Sandbox {
         ...(this.faults.ignoresWhereAndOrder ? { where: undefined, orderBy: undefined, order: undefined } : {}),
       },
       emailSendingFails: this.faults.emailSendingFails, outbox: this.outbox, user, webhookScope: this.webhookScope(),
+      phoneNumbersAsWritten: this.store.phoneNumbersAsWritten,
     };
+    // What the server version adds: checks before the operation, attributes to its answer (versions.js).
+    this.version.before(ctx, method, segs);
+    return this.version.after(ctx, method, segs, this.dispatch(method, segs, ctx, query));
+  }
+
+  /**
+   * The operation of an authenticated request.
+   * @param {string} method @param {string[]} segs @param {import('./handlers').Ctx} ctx @param {Record<string, any>} query
+   * @returns {Reply}
+   */
+  dispatch(method, segs, ctx, query) {
+    const { user, body } = ctx;
+    const [ctrl, a, b, c] = segs;
+    const espoOnly = this.dialect !== 'standard';
+    const standardOnly = this.dialect !== 'espocrm';
+    const noController = () => new ApiError(404, `Controller '${ctrl}' does not exist.`);
     const ok = (/** @type {unknown} */ v) => ({ status: 200, body: v });
     const noAction = (/** @type {string} */ action) => new ApiError(404, `Action ${method} '${action}' does not exist in controller '${ctrl}'.`);
 
@@ -384,14 +405,8 @@ class Sandbox {
     if (ctrl === 'Attachment' && !espoOnly) throw noController();
     if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
-      const metadata = h.metadata({ ...ctx, restricted: this.restrictedFor(user) });
-      // Controllers/Metadata::getActionRead of 9.1+: Util::getValueByKey; null for a key that leads nowhere, which 9.1.7
-      // sends as an empty body (measured).
-      if (this.metadataByKey && typeof query.key === 'string') {
-        const part = valueByKey(metadata, query.key);
-        return part === null ? { status: 200, body: Buffer.from(''), headers: { 'Content-Type': 'application/json' } } : ok(part);
-      }
-      return ok(metadata);
+      // From 8.2 a `key` picks a part of it (versions.js).
+      return ok(h.metadata({ ...ctx, restricted: this.restrictedFor(user) }));
     }
     if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'App' does not exist.");

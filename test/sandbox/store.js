@@ -13,10 +13,11 @@ const { SANDBOX_USERS } = require('./users');
  *
  * @typedef {Record<string, any>} RawRecord  stored attributes that were set (plus hidden `_` keys), nothing computed
  * @typedef {Record<string, any>} ValueMap   what goes out on the wire
- * @typedef {{ trusted?: boolean, silent?: boolean, userId?: string | null }} WriteOptions  trusted: direct store
+ * @typedef {{ trusted?: boolean, silent?: boolean, userId?: string | null, phoneNumbersAsWritten?: boolean }} WriteOptions  trusted: direct store
  *   access / internal actions may set read-only attributes (createdAt, createdAccountId, ...) and skip required
  *   checks and the checks of linked records; silent: no change event (EspoCRM's SaveOption::SILENT); userId: the
- *   user making the change (createdById, modifiedById, followers)
+ *   user making the change (createdById, modifiedById, followers); phoneNumbersAsWritten: EspoCRM 7's storage of
+ *   phone numbers (versions.js)
  * @typedef {'full' | 'list' | 'create' | 'espoCreate'} OutputMode  full: a read (every attribute, nulls included);
  *   list: a list item of EspoCRM (no link-multiple, address-data or follower attributes); create: the attributes
  *   that were set (the create reply as server-behaviour.md has it, and what a create webhook carries); espoCreate:
@@ -57,6 +58,8 @@ class Store {
     this.deletedRecords = new Map();
     /** @type {Array<{ fn: (e: ChangeEvent) => void, wants: (entityType: string) => boolean }>} */
     this.listeners = [];
+    /** EspoCRM 7 stores phone numbers as written (set by the sandbox's server version: versions.js). */
+    this.phoneNumbersAsWritten = false;
     for (const type of Object.keys(ENTITY_DEFS)) this.records.set(type, new Map());
     this.addSandboxUsers();
   }
@@ -115,11 +118,11 @@ class Store {
   /**
    * Creates a record without request, duplicate check, required-field check or check of linked records.
    * Accepts read-only attributes such as createdAt and modifiedAt (to place records in the past) and an `id`.
-   * Webhooks see the change.
+   * Webhooks see the change. Phone numbers are stored as the server version stores them (phoneNumbersAsWritten).
    * @param {string} entityType @param {Record<string, unknown>} fields @returns {ValueMap}
    */
   create(entityType, fields) {
-    const raw = this.insert(entityType, fields, { trusted: true });
+    const raw = this.insert(entityType, fields, { trusted: true, phoneNumbersAsWritten: this.phoneNumbersAsWritten });
     return this.output(entityType, raw, 'full');
   }
 

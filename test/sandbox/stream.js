@@ -32,6 +32,28 @@ const { MAX_SIZE_LIMIT } = require('./where');
 /** entityDefs.Note.fields.type.options */
 const NOTE_TYPES = ['Post', 'Create', 'CreateRelated', 'Update', 'Status', 'Assign', 'Relate', 'Unrelate', 'EmailReceived', 'EmailSent'];
 
+/**
+ * A stream's where item: `and`, `or`, the note's `type` (in, equals, notIn, notEquals), and `like` on its `data` (the
+ * JSON text EspoCRM stores, compared as MariaDB's LIKE with its case-insensitive collation).
+ * @param {any} item @returns {(note: Note) => boolean}
+ */
+function noteFilter(item) {
+  if ((item?.type === 'and' || item?.type === 'or') && Array.isArray(item.value)) {
+    const parts = item.value.map(noteFilter);
+    return item.type === 'and' ? (note) => parts.every((part) => part(note)) : (note) => parts.some((part) => part(note));
+  }
+  if (item?.attribute === 'type' && ['in', 'equals', 'notIn', 'notEquals'].includes(item.type)) {
+    const values = [].concat(item.value ?? []).map(String);
+    const keep = item.type === 'in' || item.type === 'equals';
+    return (note) => values.includes(note.type) === keep;
+  }
+  if (item?.attribute === 'data' && item.type === 'like' && typeof item.value === 'string') {
+    const pattern = new RegExp(`^${item.value.split('').map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 'is');
+    return (note) => pattern.test(JSON.stringify(note.data ?? {}));
+  }
+  throw new ApiError(400, 'The sandbox filters streams only by type (in, equals, notIn, notEquals), data (like), and and/or of those.');
+}
+
 /** The notes of one sandbox (its store's), and what the routes do with them. */
 class Streams {
   /** @param {Store} store */
@@ -139,14 +161,8 @@ class Streams {
     let found = notes;
     const after = typeof ctx.query.after === 'string' ? ctx.query.after : '';
     if (after) found = found.filter((note) => String(note.createdAt) > after);
-    for (const item of where) {
-      if (item?.attribute !== 'type' || !['in', 'equals', 'notIn', 'notEquals'].includes(item.type)) {
-        throw new ApiError(400, 'The sandbox filters streams only by type (in, equals, notIn, notEquals).');
-      }
-      const values = [].concat(item.value ?? []).map(String);
-      const keep = item.type === 'in' || item.type === 'equals';
-      found = found.filter((note) => values.includes(note.type) === keep);
-    }
+    const matches = where.map(noteFilter);
+    found = found.filter((note) => matches.every((match) => match(note)));
     if (ctx.query.filter === 'posts') found = found.filter((note) => note.type === 'Post');
     if (ctx.query.filter === 'updates') found = found.filter((note) => note.type === 'Update' || note.type === 'Status');
     const size = maxSize ?? MAX_SIZE_LIMIT;

@@ -103,6 +103,29 @@ function compileWhere(where, ctx) {
   return (raw) => preds.every((p) => p(raw));
 }
 
+/**
+ * `<phone field>Numeric` (Orm/FieldConverters/Phone.php, EspoCRM 7.5 and later): the digits of every number of the
+ * record (the phone_number table's `numeric` column, made with `preg_replace('/[^0-9]/', '', $number)` of the stored
+ * form), compared with `equals` or `in`; undefined when the attribute is not one.
+ * @param {string} entityType @param {string} attribute @param {string} type @param {unknown} value @param {Store} store
+ * @returns {Predicate | undefined}
+ */
+function numericPhonePredicate(entityType, attribute, type, value, store) {
+  const field = attribute.endsWith('Numeric') ? attribute.slice(0, -'Numeric'.length) : '';
+  const attrs = getAttributes(entityType);
+  const fieldDef = attrs.get(field);
+  if (!field || fieldDef?.fieldType !== 'phone' || fieldDef.role) return undefined;
+  if (type !== 'equals' && type !== 'in') throw new ApiError(400, `The sandbox compares ${attribute} only with equals and in.`);
+  const wanted = new Set(asArray(value).map((v) => String(v)));
+  const dataDef = attrs.get(`${field}Data`);
+  return (raw) => {
+    const numbers = dataDef
+      ? /** @type {any[]} */ (store.attributeValue(entityType, raw, `${field}Data`, dataDef)).map((e) => e.phoneNumber)
+      : [store.attributeValue(entityType, raw, field, fieldDef)];
+    return numbers.some((number) => typeof number === 'string' && wanted.has(number.replace(/[^0-9]/g, '')));
+  };
+}
+
 /** @param {unknown} item @param {WhereContext} ctx @returns {Predicate} */
 function compileItem(item, ctx) {
   if (!item || typeof item !== 'object' || Array.isArray(item)) throw badItem();
@@ -144,6 +167,8 @@ function compileItem(item, ctx) {
     }
   }
 
+  const numeric = numericPhonePredicate(entityType, attribute, type, value, store);
+  if (numeric) return numeric;
   const attrDef = getAttributes(entityType).get(attribute);
   if (!attrDef) throw new ApiError(400, `Not existing attribute '${attribute}' in where.`);
   const kind = attrDef.kind;

@@ -2,6 +2,7 @@ import { hmacAuthorization } from '../../../shared/hmac';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { LOCKED_RECORD, explainVersionRefusal } from './refusals';
 import { messageForModel, runsAsTool } from './tool';
 
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
@@ -132,8 +133,6 @@ export interface Handling {
 }
 
 const MAX_SIZE_REFUSED = /max size/i;
-/** EspoCRM 9's refusal of a sender address that the API user may not send from (Email's CheckFromAddress hook). */
-const FROM_ADDRESS_REFUSED = /not allowed 'from' address/i;
 /** What EspoCRM says of a list's where items, order and search filters: 400 on 9.x, 500 on 8.x. */
 const LIST_SETTING_REFUSED = /where item|order by|order value|primary filter|bool filter/i;
 /** EspoCRM 9's answer to a relationship name the entity type does not have (8.x answers 500). */
@@ -143,6 +142,8 @@ const UNKNOWN_LINK = /link does not exist/i;
 function explain(failure: FailedResponse, handling: Handling): { message: string; description: string } {
 	const { status, reason } = failure;
 	const said = reason ? `: ${reason}` : '';
+	const ofRelease = explainVersionRefusal(failure);
+	if (ofRelease) return ofRelease;
 	switch (status) {
 		case undefined:
 			if (!failure.networkCode) {
@@ -192,13 +193,6 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 				return {
 					message: `The server refused the page size (403)${said}`,
 					description: 'The server returns at most 200 records per request: use Return All or a Limit, which page for you.',
-				};
-			}
-			if (FROM_ADDRESS_REFUSED.test(reason)) {
-				return {
-					message: `The server refused the sender address in "From" (403)${said}`,
-					description:
-						"EspoCRM 9 lets an API user send only from its own e-mail address (Administration > API Users > the user > Email), from a group e-mail account shared with it (Administration > Group Email Accounts: the address, Use SMTP and Shared on; the user's role: Group Email Accounts allowed), or from the system address when a group e-mail account with SMTP holds that address and Administration > Outbound Emails > Is Shared is on. Use such an address in \"From\", or ask the administrator to set one up. No e-mail was sent or kept.",
 				};
 			}
 			return {
@@ -333,6 +327,9 @@ function adviceForModel(failure: FailedResponse): string | undefined {
 		const ids = (Array.isArray(failure.body) ? (failure.body as IDataObject[]) : []).map((record) => record.id).filter((id) => typeof id === 'string');
 		const existing = ids.length === 1 ? `the existing record (ID ${ids[0]})` : ids.length ? `one of the existing records (IDs ${ids.join(', ')})` : 'the existing record (find it first)';
 		return `Nothing was created. Do not create it again: use ${existing} instead, as it is (to post on it, link to it or add a task to it) or updated with the new details by its ID.`;
+	}
+	if (failure.status === 409 && LOCKED_RECORD.test(failure.reason)) {
+		return 'Nothing was changed: the record is locked in the CRM, and calling the tool again fails the same way. Say in your answer that the record is locked and that a user with the Lock permission must unlock it first.';
 	}
 	const required = REQUIRED_FIELD.exec(failure.reason);
 	if (failure.status === 400 && required) {

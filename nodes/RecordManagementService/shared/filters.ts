@@ -217,12 +217,19 @@ function listOf(value: unknown): unknown[] {
 	return value === undefined || value === null || value === '' ? [] : [value];
 }
 
+/**
+ * No field's name holds "#". EspoCRM 9.3.8 and later refuse it (403, Core/Select/Where/Checker); older versions took a
+ * leading "#" as the alias of a column in the query: never a field of the record.
+ */
+const HASH_IN_FIELD = 'a field name cannot hold "#" (EspoCRM 9.3.8 and later refuse it); use the name the field list shows';
+
 /** Builds one where item from a condition, or says which part of which condition is wrong. */
 export function whereItemOf(condition: Condition, position: number, timeZone: string): WhereItem | string {
 	const attribute = String(condition.attribute ?? '').trim();
 	const operator = OPERATOR_BY_VALUE.get(String(condition.operator));
 	if (!operator) return `condition ${position} has an unknown operator "${condition.operator}"`;
 	if (attribute === '') return `condition ${position} has no field`;
+	if (attribute.includes('#')) return `condition ${position} names the field "${attribute}": ${HASH_IN_FIELD}`;
 
 	const item: WhereItem = { type: operator.value, attribute };
 	switch (operator.shape) {
@@ -358,6 +365,7 @@ function checkWhereList(items: unknown, path: string): string | undefined {
 			continue;
 		}
 		if (typeof attribute !== 'string' || attribute === '') return `${at} has no "attribute"`;
+		if (attribute.includes('#')) return `${at} has the attribute "${attribute}": ${HASH_IN_FIELD}`;
 		const operator = OPERATOR_BY_VALUE.get(type);
 		if (operator && operator.shape !== 'none' && (value === undefined || value === null || value === '')) {
 			return `${at} (${type}) needs a "value"`;

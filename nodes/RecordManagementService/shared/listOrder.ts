@@ -53,13 +53,13 @@ const entityDefsOfRuns = new WeakMap<object, Map<string, Promise<EntityDefs | un
 
 /**
  * The metadata of one entity type (its `entityDefs`), read once per run and entity type. Return All asks for it only
- * once a first page came back full. EspoCRM 9.1 and later answer `GET /Metadata?key=entityDefs.<Type>` with that part
+ * once a first page came back full. EspoCRM 8.2 and later answer `GET /Metadata?key=entityDefs.<Type>` with that part
  * alone, to any user (Controllers/Metadata::getActionRead, Tools/App/MetadataService::getDataForFrontendByKey: 13 KB
- * for Contact on 9.1.7); 8.x ignores the key and sends the whole metadata (276 KB for the tests' API user on 8.1.5),
- * of which this part is kept. EspoCRM has no narrower read for a user who is not an administrator (`GET
+ * for Contact on 9.1.7); earlier versions ignore the key and send the whole metadata (276 KB for the tests' API user
+ * on 8.1.5), of which this part is kept. EspoCRM has no narrower read for a user who is not an administrator (`GET
  * /Metadata/action/get?key=` is for administrators only). On 9.1.7 both take the server about as long (it builds the
  * whole metadata either way): the narrow read saves bytes, and n8n's parsing of them. Undefined when the server does
- * not give it (a type the user may not reach: 9.x answers with an empty body; a refusal): Return All then pages by
+ * not give it (a type the user may not reach: 8.2+ answer with an empty body; a refusal): Return All then pages by
  * offset.
  */
 export async function entityDefsOfRun(context: RequestContext, itemIndex: number, entityType: string): Promise<EntityDefs | undefined> {
@@ -77,7 +77,7 @@ export async function entityDefsOfRun(context: RequestContext, itemIndex: number
 	return await defs;
 }
 
-/** The entity type's part of an answer to `GET /Metadata?key=entityDefs.<Type>`: itself (9.1+), or taken from the whole (8.x). */
+/** The entity type's part of an answer to `GET /Metadata?key=entityDefs.<Type>`: itself (8.2+), or taken from the whole (before 8.2). */
 function entityDefsIn(answer: IDataObject | null | undefined, entityType: string): EntityDefs | undefined {
 	if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return undefined;
 	const whole = answer.entityDefs;

@@ -1,5 +1,5 @@
 /**
- * The forms' lists, the credential test and the polling trigger against the real EspoCRM (8.1.5 and 9.1.7): the node's
+ * The forms' lists, the credential test and the polling trigger against the real EspoCRM (7.5.6 to 9.3.4): the node's
  * loadOptions, listSearch and resourceMapping methods, its credential test and the trigger's poll, run through n8n's
  * own contexts (the engine harness), with the credentials of test/espocrm/credentials.js. A phase of
  * `npm run test:espocrm` (scripts/espocrm/run.js starts it with `RMS_ESPOCRM` = {origin, credentials}); not part of
@@ -193,6 +193,22 @@ describe("the New Stream Note trigger on the real EspoCRM (a record's stream, po
 		// must come once either way.
 		const fourth = await post('four');
 		expect((await trigger.poll())?.map((note) => note.id)).toEqual([fourth]);
+		expect(await trigger.poll()).toBeNull();
+	});
+});
+
+describe('the New Stream Note trigger, Note Types "Status Changed (Any Version)", on the real EspoCRM (issue 46)', () => {
+	test("each stage change of an Opportunity once, whatever note the version writes for it (Status up to 9.1, Update from 9.2)", async () => {
+		// 7.5 requires a probability on create through the API; later versions take it too.
+		const deal = (await api('POST', '/Opportunity', { name: `StagePoll-${Date.now()}`, amount: 10, probability: 10, closeDate: '2026-12-31', stage: 'Prospecting' })).id;
+		const trigger = pollingTrigger(store, { event: 'streamNote', entityType: 'Opportunity', recordId: { __rl: true, mode: 'id', value: deal }, noteTypes: ['statusChange'] });
+		await api('PUT', `/Opportunity/${deal}`, { stage: 'Qualification' });
+		expect(await trigger.poll()).toBeNull();
+		for (const stage of ['Proposal', 'Negotiation']) await api('PUT', `/Opportunity/${deal}`, { stage });
+		// Another change in the same stream (an audited field, not the stage): an Update note without a value.
+		await api('PUT', `/Opportunity/${deal}`, { amount: 20 });
+		const emitted = (await trigger.poll()) ?? [];
+		expect(emitted.map((note) => (note.data as { value?: string }).value)).toEqual(['Proposal', 'Negotiation']);
 		expect(await trigger.poll()).toBeNull();
 	});
 });

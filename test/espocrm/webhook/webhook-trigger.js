@@ -1,6 +1,6 @@
 'use strict';
 /*
- * The webhook trigger in the real n8n against the real EspoCRM (8.1.5 and 9.1.7): `n8n start` with the workflow published,
+ * The webhook trigger in the real n8n against the real EspoCRM (7.5.6 to 9.3.4): `n8n start` with the workflow published,
  * EspoCRM delivering through its own scheduled job. A phase of `npm run test:espocrm` (scripts/espocrm/run.js),
  * alongside the workflows: the trigger watches Cases, which no workflow touches, so that their records cannot reach it.
  * The same steps as the sandbox's phase (test/e2e/webhook/webhook-trigger.js), with EspoCRM in the sandbox's place:
@@ -30,7 +30,7 @@ const NEXT = 'Received';
 /**
  * The phase. ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log) plus `espo`,
  * the EspoCRM that scripts/espocrm/espocrm.js startEspo started, with `mark()` and `requests(from)`: what it served
- * since a mark.
+ * since a mark, and `port`, n8n's port (the one EspoCRM 9.3's webhookAllowedAddressList holds).
  */
 async function run(ctx) {
 	const { espo } = ctx;
@@ -42,7 +42,8 @@ async function run(ctx) {
 	/** EspoCRM's scheduled job, run once: it turns the queued events into deliveries and sends them. */
 	const deliver = async () => await espo.runJob('ProcessWebhookQueue');
 	// 1: n8n started, the owner set up, the workflow published
-	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'EspoCRM webhook phase', workflow, trigger: TRIGGER });
+	// n8n on the port EspoCRM 9.3's webhookAllowedAddressList holds (scripts/espocrm/run.js)
+	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'EspoCRM webhook phase', workflow, trigger: TRIGGER, port: ctx.port });
 	const { url, mark } = phase;
 	let ok = false;
 	try {

@@ -8,7 +8,7 @@
 // three segments side by side, cut at two records read by offset, and still gives EspoCRM's order exactly.
 // What it costs (issue 48): the first page goes out as the list comes (no orderBy without a sort order: EspoCRM's
 // default), and only a node whose first page came back full reads the metadata, once, and only Account's part of it
-// (`GET /Metadata?key=entityDefs.Account`: 9.1+ answer that part, 8.x the whole); a list of one page is one request.
+// (`GET /Metadata?key=entityDefs.Account`: 8.2+ answer that part, earlier versions the whole); a list of one page is one request.
 const { pool, requestsFor } = require('../lib/helpers');
 
 const COUNT = 450;

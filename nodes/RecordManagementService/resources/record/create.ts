@@ -4,6 +4,8 @@ import { forEachItem } from '../../shared/customOperations';
 import { duplicateCheckHeaders, requiredRecordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
 import { apiRequest } from '../../shared/transport';
 import { pathOf } from '../../shared/paths';
+import { entityTypeOf } from '../../shared/validation';
+import { withStatusThroughPipeline } from './pipelines';
 
 export const createOptions: INodeProperties = {
 	displayName: 'Options',
@@ -15,16 +17,14 @@ export const createOptions: INodeProperties = {
 	options: [skipDuplicateCheckOption],
 };
 
-/** POST /{entityType} with the fields of each item. */
+/** POST /{entityType} with the fields of each item (the status through a pipeline where EspoCRM 10 has one: pipelines.ts). */
 export async function create(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await forEachItem(this, async (item) => {
 		const options = item.parameter<IDataObject>('createOptions', {});
-		return await apiRequest(this, item.index, {
-			method: 'POST',
-			url: pathOf(item, '/{entityType}'),
-			expect: 'record',
-			body: requiredRecordBody(item),
-			headers: duplicateCheckHeaders(options),
-		});
+		const entityType = entityTypeOf(item);
+		const path = pathOf(item, '/{entityType}', { entityType });
+		const body = requiredRecordBody(item);
+		const created = await apiRequest(this, item.index, { method: 'POST', url: path, expect: 'record', body, headers: duplicateCheckHeaders(options) });
+		return await withStatusThroughPipeline(this, item, entityType, path, body, created);
 	});
 }

@@ -88,3 +88,19 @@ export function storedPhoneFormsOf(text: string): string[] {
 	if (e164 === undefined) return [text];
 	return [...new Set([e164, text, withExtensionOf(text) ?? e164])];
 }
+
+/**
+ * What EspoCRM keeps of a number written with "+" in its `numeric` column (the digits of the stored form:
+ * `preg_replace('/[^0-9]/', '', $number)`), whichever form it was stored in: EspoCRM 7 keeps a number as written
+ * (`+1 (555) 400-0041`), 8 and later in E.164 (`+15554000041`), 9 with `phoneNumberExtensions` with its extension.
+ * The field's `<field>Numeric` attribute (7.5 and later) compares it with every number of the record, so one look-up
+ * finds the record however the number was written and stored. Undefined for a value without "+" or that is no phone
+ * number (looked up as text). Not found this way: a number stored as written with letters (`+1 800 FLOWERS`, whose
+ * column holds only the digits written).
+ */
+export function storedPhoneDigitsOf(text: string): string[] | undefined {
+	if (!text.startsWith('+')) return undefined;
+	const e164 = e164Of(text);
+	if (e164 === undefined) return undefined;
+	return [...new Set([e164, withExtensionOf(text) ?? e164].map((form) => form.replace(/[^0-9]/g, '')))];
+}

@@ -4,15 +4,21 @@ import { forEachItem } from '../../shared/customOperations';
 import { requiredRecordBody } from '../../shared/recordFields';
 import { apiRequest } from '../../shared/transport';
 import { pathOf } from '../../shared/paths';
+import { entityTypeOf } from '../../shared/validation';
+import { withStatusThroughPipeline } from './pipelines';
+import { withPrimaryAddressesKept } from './primaryAddress';
 
-/** PUT /{entityType}/{id} with only the fields given: the server leaves the others as they are. */
+/**
+ * PUT /{entityType}/{id} with only the fields given: the server leaves the others as they are. Where an EspoCRM
+ * version does not take what was written, the node writes it as that version needs: a new e-mail address or phone
+ * number on 7.5 (primaryAddress.ts), a status on 10 with pipelines (pipelines.ts).
+ */
 export async function update(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await forEachItem(this, async (item) =>
-		await apiRequest(this, item.index, {
-			method: 'PUT',
-			url: pathOf(item, '/{entityType}/{recordId}'),
-			expect: 'record',
-			body: requiredRecordBody(item),
-		}),
-	);
+	return await forEachItem(this, async (item) => {
+		const entityType = entityTypeOf(item);
+		const path = pathOf(item, '/{entityType}', { entityType });
+		const body = requiredRecordBody(item);
+		const updated = await apiRequest(this, item.index, { method: 'PUT', url: pathOf(item, '/{entityType}/{recordId}', { entityType }), expect: 'record', body });
+		return await withStatusThroughPipeline(this, item, entityType, path, body, await withPrimaryAddressesKept(this, item, path, body, updated));
+	});
 }

@@ -2,6 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ItemTurns } from '../../shared/customOperations';
+import { dialectOf } from '../../shared/dialect';
+import type { Dialect } from '../../shared/dialect';
 import { asNodeError } from '../../shared/errors';
 import type { Item } from '../../shared/item';
 import { itemOf } from '../../shared/item';
@@ -10,6 +12,8 @@ import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../
 import { apiRequest, runOf } from '../../shared/transport';
 import type { ApiRequest } from '../../shared/transport';
 import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
+import { withStatusThroughPipeline } from './pipelines';
+import { withPrimaryAddressesKept } from './primaryAddress';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';
 import type { MatchValue } from './upsertLookup';
 
@@ -85,7 +89,7 @@ interface Upsert {
 	options: IDataObject;
 }
 
-function read(item: Item): Upsert {
+function read(item: Item, dialect: Dialect): Upsert {
 	const entityType = entityTypeOf(item);
 	const path = pathOf(item, '/{entityType}', { entityType });
 	const matchField = requirePlainIdentifier(item, item.parameter('matchField'), 'Match By Field');
@@ -102,7 +106,7 @@ function read(item: Item): Upsert {
 	if (!Number.isInteger(valuesPerLookup) || (valuesPerLookup as number) < 1) {
 		throw item.refuse('Match Values per Look-Up', `must be a whole number of at least 1 (${String(valuesPerLookup)})`);
 	}
-	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue, matchField), body: recordBody(item), options };
+	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue, matchField, dialect), body: recordBody(item), options };
 }
 
 /**
@@ -149,10 +153,13 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 			throw asNodeError(item.node, error, item.index);
 		}
 	};
+	// On EspoCRM 10 with pipelines, a status written is set through the record's pipeline stage (pipelines.ts).
+	const throughPipeline = async (sent: IDataObject, written: IDataObject) => await withStatusThroughPipeline(context, item, entityType, path, sent, written);
 	if (ids.length === 0) {
-		const created = await send({ method: 'POST', url: path, body: { [matchField]: matchValue, ...body }, headers: duplicateCheckHeaders(options) });
+		const sent = { [matchField]: matchValue, ...body };
+		const created = await send({ method: 'POST', url: path, body: sent, headers: duplicateCheckHeaders(options) });
 		records.ids = [String(created.id)];
-		return [created];
+		return [await throughPipeline(sent, created)];
 	}
 	if (ids.length > 1 && options.onSeveralMatches !== 'updateAll') {
 		throw new NodeOperationError(
@@ -166,7 +173,9 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	}
 	const updated: IDataObject[] = [];
 	for (const id of ids) {
-		updated.push(await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body }));
+		const written = await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body });
+		// EspoCRM 7.5 keeps the old address of a field written without its list (primaryAddress.ts).
+		updated.push(await throughPipeline(body, await withPrimaryAddressesKept(context, item, path, body, written)));
 	}
 	return updated;
 }
@@ -183,6 +192,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
  */
 export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const count = this.getInputData().length;
+	const dialect = await dialectOf(this);
 	const turns = new ItemTurns();
 	const groups = new Map<string, LookupGroup>();
 	const byValue = new Map<string, MatchedRecords>();
@@ -199,7 +209,7 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let index = 0; index < count && !failure; index++) {
 		let upsert: Upsert;
 		try {
-			upsert = await turns.run(async () => read(itemOf(this, index)));
+			upsert = await turns.run(async () => read(itemOf(this, index), dialect));
 		} catch (error) {
 			fail(index, error);
 			continue;

@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { forItem, readFailure } from '../../shared/errors';
 import { listRecords } from '../../shared/listing';
 import { apiRequest } from '../../shared/transport';
-import { storedPhoneFormsOf } from './phoneNumber';
+import type { Dialect } from '../../shared/dialect';
+import { storedPhoneDigitsOf, storedPhoneFormsOf } from './phoneNumber';
 
 /**
  * The longest query string a look-up may have. Web servers in front of a CRM refuse longer request lines (Apache at
@@ -28,20 +29,28 @@ export function matchKeyOf(value: unknown): string {
 export interface MatchValue {
 	/** The forms the server may have stored the value in (a phone number: as given and in E.164), each sent. */
 	forms: Array<string | number | boolean>;
-	/** The matchKeyOf form of the first: values with the same key are one record's. */
+	/** The attribute the forms are compared with: the match field, or a phone field's `<field>Numeric` (its digits). */
+	attribute: string;
+	/** The matchKeyOf form of the first (a phone number's E.164): values with the same key are one record's. */
 	key: string;
 }
 
+/** A phone field, by its name (`phoneNumber`, `cMobilePhone`): two spellings of one number are one record's value. */
+const PHONE_FIELD = /phone/i;
+
 /**
- * The value as the server may hold it. A phone number written with "+" is stored in E.164 by EspoCRM
- * ("+1 555 400 0041" as "+15554000041") and compared as stored: it is looked up in that form and as given. Any
- * field's value may be one; a field that is not a phone field merely gets its value looked up in both forms. Only in a
- * phone field (named so: `phoneNumber`, `cMobilePhone`) are two spellings of one number one record's: elsewhere
- * "+1 23" and "+123" stay two values.
+ * The value as the server may hold it. A phone number written with "+" in a phone field of EspoCRM is compared by
+ * its digits (`<field>Numeric`, storedPhoneDigitsOf), which finds it whether EspoCRM stored it as written (7.x:
+ * "+1 555 400 0041") or in E.164 (8 and later: "+15554000041"). Elsewhere, a value that looks like a phone number is
+ * looked up in E.164 and as given (a Standard server; any field's value may be one); only in a phone field are two
+ * spellings of one number one record's: elsewhere "+1 23" and "+123" stay two values.
  */
-export function matchValueOf(value: string | number | boolean, matchField: string): MatchValue {
+export function matchValueOf(value: string | number | boolean, matchField: string, dialect: Dialect): MatchValue {
+	const phoneField = PHONE_FIELD.test(matchField);
+	const digits = typeof value === 'string' && phoneField && dialect === 'espocrm' ? storedPhoneDigitsOf(value) : undefined;
 	const forms = typeof value === 'string' ? storedPhoneFormsOf(value) : [value];
-	return { forms, key: matchKeyOf(/phone/i.test(matchField) ? forms[0] : value) };
+	const key = matchKeyOf(phoneField ? forms[0] : value);
+	return digits ? { forms: digits, attribute: `${matchField}Numeric`, key } : { forms, attribute: matchField, key };
 }
 
 /**
@@ -62,17 +71,27 @@ function comparedValues(record: IDataObject, field: string): unknown[] {
  * person's `name` (Contact, Lead, User), which EspoCRM composes from first and last name and can only compare with
  * `equals` (8.1.5 answers `in` on it with 500): `name` is looked up with an `or` of `equals`, which every server takes.
  */
-function whereFor(field: string, values: unknown[]): IDataObject[] {
-	if (field === 'name') return [{ type: 'or', value: values.map((value) => ({ type: 'equals', attribute: field, value })) }];
-	return [{ type: 'in', attribute: field, value: values }];
+function whereFor(field: string, values: unknown[]): IDataObject {
+	if (field === 'name') return { type: 'or', value: values.map((value) => ({ type: 'equals', attribute: field, value })) };
+	return { type: 'in', attribute: field, value: values };
+}
+
+/** The where list of match values, each compared with its attribute (a phone field: by digits or as text). */
+function whereOfValues(values: MatchValue[]): IDataObject[] {
+	const byAttribute = new Map<string, unknown[]>();
+	for (const { attribute, forms } of values) byAttribute.set(attribute, [...(byAttribute.get(attribute) ?? []), ...forms]);
+	const items = [...byAttribute].map(([attribute, forms]) => whereFor(attribute, forms));
+	return items.length === 1 ? items : [{ type: 'or', value: items }];
 }
 
 /**
  * How many characters the `index`th value adds to the look-up's query string, as n8n sends it (`qs` with indices:
- * `where%5B0%5D%5Bvalue%5D%5B7%5D=ada%40example.com&`).
+ * `where%5B0%5D%5Bvalue%5D%5B7%5D=ada%40example.com&`). A phone field's values may sit one level deeper (an `or` of
+ * its digits and its text: `where[0][value][1][value][7]`), which its keys are counted with.
  */
 function queryLengthOf(field: string, value: unknown, index: number): number {
 	const pair = (key: string, text: string) => encodeURIComponent(key).length + encodeURIComponent(text).length + 2;
+	if (PHONE_FIELD.test(field)) return pair(`where[0][value][1][value][${index}]`, String(value));
 	if (field !== 'name') return pair(`where[0][value][${index}]`, String(value));
 	const at = `where[0][value][${index}]`;
 	return pair(`${at}[type]`, 'equals') + pair(`${at}[attribute]`, field) + pair(`${at}[value]`, String(value));
@@ -88,10 +107,11 @@ interface Wanted extends MatchValue {
  * The records that have one match value, exactly as the server answers `equals` (`in` for its several forms):
  * used where a shared look-up cannot tell which of its records belong to which value.
  */
-export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, { forms }: MatchValue) {
+export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, value: MatchValue) {
+	const { forms, attribute } = value;
 	return await listRecords(context, itemIndex, {
 		url: path,
-		qs: { where: forms.length === 1 ? [{ type: 'equals', attribute: field, value: forms[0] }] : whereFor(field, forms), select: `id,${field}` },
+		qs: { where: forms.length === 1 ? [{ type: 'equals', attribute, value: forms[0] }] : whereOfValues([value]), select: `id,${field}` },
 	});
 }
 
@@ -117,7 +137,8 @@ export class LookupGroup {
 		private readonly field: string,
 		private readonly valuesPerLookup: number,
 	) {
-		this.baseLength = 200 + 2 * field.length;
+		// A phone field's look-up may compare by digits and as text: an `or` of two where items, each with its attribute.
+		this.baseLength = 200 + 2 * field.length + (PHONE_FIELD.test(field) ? 2 * (field.length + 40) : 0);
 		this.queryLength = this.baseLength;
 	}
 
@@ -155,13 +176,7 @@ export class LookupGroup {
 		try {
 			records = await listRecords(this.context, chunk[0].itemIndex, {
 				url: this.path,
-				qs: {
-					where: whereFor(
-						this.field,
-						chunk.flatMap((wanted) => wanted.forms),
-					),
-					select: `id,${this.field}`,
-				},
+				qs: { where: whereOfValues(chunk), select: `id,${this.field}` },
 			});
 		} catch (error) {
 			// A refusal of the request itself (a value the server cannot take, a field it cannot compare that way):
@@ -204,13 +219,15 @@ export class LookupGroup {
 	 */
 	private async matchBack(chunk: Wanted[], records: IDataObject[]): Promise<Map<string, IDataObject[]>> {
 		const byKey = new Map<string, IDataObject[]>(chunk.map((wanted) => [wanted.key, []]));
-		// Each form of a value stands for the value (a phone number as stored and as given).
+		// Each form of a value stands for the value (a phone number as stored and as given, or its digits).
+		const byDigits = (attribute: string) => attribute !== this.field;
+		const formKey = (value: unknown, digits: boolean) => (digits ? `digits:${String(value).replace(/[^0-9]/g, '')}` : matchKeyOf(value));
 		const valueKeyOf = new Map<string, string>();
-		for (const wanted of chunk) for (const form of wanted.forms) valueKeyOf.set(matchKeyOf(form), wanted.key);
+		for (const wanted of chunk) for (const form of wanted.forms) valueKeyOf.set(formKey(form, byDigits(wanted.attribute)), wanted.key);
 		const place = (record: IDataObject) => {
 			const keys = new Set(
 				comparedValues(record, this.field)
-					.map((value) => valueKeyOf.get(matchKeyOf(value)))
+					.flatMap((value) => [valueKeyOf.get(formKey(value, false)), valueKeyOf.get(formKey(value, true))])
 					.filter((key) => key !== undefined),
 			);
 			for (const key of keys) byKey.get(key)!.push(record);

@@ -18,10 +18,36 @@ export const NOTE_TYPES = [
 	{ name: 'Email Sent', value: 'EmailSent' },
 	{ name: 'Linked', value: 'Relate', description: 'A record was linked to it' },
 	{ name: 'Post', value: 'Post', description: 'A post written by a user or by a workflow' },
-	{ name: 'Status Changed', value: 'Status', description: 'Its status field changed' },
+	{ name: 'Status Changed', value: 'Status', description: 'Its status field changed (a note EspoCRM writes up to version 9.1)' },
+	{
+		name: 'Status Changed (Any Version)',
+		value: 'statusChange',
+		description: "Its status field (an Opportunity's stage, a Lead's status) changed: a Status note up to EspoCRM 9.1, an Updated note with the new value from 9.2 on",
+	},
 	{ name: 'Unlinked', value: 'Unrelate', description: 'A record was unlinked from it' },
 	{ name: 'Updated', value: 'Update', description: 'Fields that the stream follows changed' },
 ];
+
+/**
+ * The Note Types value that finds every change of a record's status field, whatever the EspoCRM version writes for
+ * it: up to 9.1 a `Status` note (`data: {field, value, style}`), from 9.2 on an `Update` note whose data holds the new
+ * value (`{"fields": [], "attributes": {"was": {}, "became": {}}, "value": "Negotiation"}`, Tools/Stream/Service::
+ * handleAudited; measured on 7.5.6 and 9.3.4). 9.3 has no `Status` type any more: `Status` alone finds nothing there.
+ */
+const STATUS_CHANGE = 'statusChange';
+
+/**
+ * The where list of Note Types (Get Many and the trigger's New Stream Note): the note's type among those chosen, and
+ * with "Status Changed (Any Version)" also an Update note whose data has a `value` (EspoCRM's JSON text of the data:
+ * a LIKE on it, which every version takes; an audited field named "value" would match too).
+ */
+export function noteTypesWhere(noteTypes: string[]): IDataObject[] | undefined {
+	if (noteTypes.length === 0) return undefined;
+	const types = noteTypes.filter((type) => type !== STATUS_CHANGE);
+	if (types.length === noteTypes.length) return [{ type: 'in', attribute: 'type', value: types }];
+	const updateWithStatus = { type: 'and', value: [{ type: 'equals', attribute: 'type', value: 'Update' }, { type: 'like', attribute: 'data', value: '%"value":%' }] };
+	return [{ type: 'or', value: [{ type: 'in', attribute: 'type', value: [...new Set([...types, 'Status'])] }, updateWithStatus] }];
+}
 
 /** Whose stream: a record's, or the API user's own (Get Many here, and the polling trigger's New Stream Note). */
 export function streamOfField(showWhen: IDisplayOptions['show']): INodeProperties {
@@ -69,7 +95,8 @@ export const getStreamFields: INodeProperties[] = [
 /**
  * GET /{entityType}/{recordId}/stream, or the API user's GET /Stream: the notes, newest first, paged as Get Many is.
  * EspoCRM tells the total of a record's stream (its pages are read at once) but not of the user's (-1 when there is
- * more, -2 when not: one page after another). A note type filter is a where on `type`, which both lists apply.
+ * more, -2 when not: one page after another). A note type filter is a where on `type` (noteTypesWhere), which both
+ * lists apply.
  */
 export async function getStream(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const dialect = await dialectOf(this);
@@ -81,7 +108,8 @@ export async function getStream(this: IExecuteFunctions): Promise<INodeExecution
 		const options = item.parameter<IDataObject>('streamOptions', {});
 		const noteTypes = ([] as unknown[]).concat(options.noteTypes ?? []).map(String);
 		requireWellFormed(item, noteTypes, 'Note Types');
-		const qs: IDataObject = noteTypes.length ? { where: [{ type: 'in', attribute: 'type', value: noteTypes }] } : {};
+		const where = noteTypesWhere(noteTypes);
+		const qs: IDataObject = where ? { where } : {};
 		return await listRecords(this, item.index, { url, qs }, wanted, { serverOrder: true });
 	});
 }
