@@ -7,7 +7,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { RecordManagementService } from '../nodes/RecordManagementService/RecordManagementService.node';
-import { NODE_TYPE, TOOL_NODE_TYPE, countEvaluations } from './harness/engine';
+import { NODE_TYPE, TOOL_NODE_TYPE, countEvaluations, countParameterReads } from './harness/engine';
 import { useSandbox } from './harness/sandboxRun';
 
 const bed = useSandbox();
@@ -198,6 +198,30 @@ describe('fields read as they are from the item: no evaluation, the same request
 	});
 });
 
+describe("what a create reads of n8n's parameters per item (issue 48)", () => {
+	test('fields from the item, Skip Duplicate Check, Simplify: nothing through getNodeParameter per item, the Request Settings once per run', async () => {
+		const items = Array.from({ length: ITEMS }, (_, n) => ({ first: `A${n}`, last: `B${n}`, email: `n${n}@example.com` }));
+		const { result, reads } = await countParameterReads(
+			async () =>
+				await bed.run(
+					{
+						resource: 'record',
+						operation: 'create',
+						entityType: 'Contact',
+						fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' },
+						createOptions: { skipDuplicateCheck: true },
+						simplify: true,
+					},
+					items,
+				),
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((json) => json.firstName)).toEqual(['A0', 'A1', 'A2', 'A3']);
+		expect(bed.received('POST').map((request) => request.headers['x-skip-duplicate-check'])).toEqual(['true', 'true', 'true', 'true']);
+		expect(Object.fromEntries(reads)).toEqual({ requestSettings: 1 });
+	});
+});
+
 describe('fields the engine refuses to read are refused as before', () => {
 	test.each(['caller', 'constructor', 'prototype'])('`{{ $json.%s }}`: n8n refuses it, and nothing is sent', async (field) => {
 		const result = await bed.run({ resource: 'record', operation: 'create', entityType: 'Contact', fields: { description: `={{ $json.${field} }}` } }, [
@@ -290,5 +314,105 @@ describe('Return All pages in parallel when the first page tells the total', () 
 		expect(result.json).toHaveLength(450);
 		expect(bed.received('GET').map((request) => request.query.offset)).toEqual(['0', '200', '400']);
 		expect(bed.sandbox.maxInFlightSeen).toBe(1);
+	});
+});
+
+describe("Return All in the list's order (version 1.1, EspoCRM): a second page, and the metadata, only when the list goes on", () => {
+	const v11 = { typeVersion: 1.1 };
+	const seed = (count: number) =>
+		Array.from({ length: count }, (_, n) => bed.sandbox.store.create('Contact', { firstName: 'P', lastName: `N${String(n).padStart(3, '0')}` }));
+	const getAll = (listOptions: IDataObject = {}) => ({ resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, listOptions });
+	const ids = (items: IDataObject[]) => items.map((item) => String(item.id));
+
+	beforeEach(() => bed.use('apiKey', 'espocrm'));
+
+	test.each([
+		['without a sort order', {}],
+		['sorted by lastName', { orderBy: 'lastName' }],
+		['sorted, descending, with Fields to Return', { orderBy: 'lastName', order: 'desc', select: 'firstName' }],
+	])('a list of one page (%s): exactly one request, without the total, in the order of a Limit', async (_, listOptions) => {
+		seed(150);
+		const limited = await bed.run({ ...getAll(listOptions), returnAll: false, limit: 200 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(getAll(listOptions), undefined, v11);
+		expect(all.error).toBeUndefined();
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(all.json).toHaveLength(150);
+		const [only, ...more] = bed.received();
+		expect(more).toEqual([]);
+		expect(only.path).toBe('/Contact');
+		expect(only.headers['x-no-total']).toBe('true');
+		expect(only.query.orderBy).toBe((listOptions as IDataObject).orderBy);
+		expect(only.query.order).toBe((listOptions as IDataObject).order);
+	});
+
+	test.each([
+		['8.1.5: the whole metadata, the key ignored', false],
+		['8.2 and later (9.1.7): only the entity type\'s part', true],
+	])('a longer list (%s): the metadata once per run, after the first page; each record once, in the order of a Limit', async (_, byKey) => {
+		if (byKey) bed.sandbox.setServerVersion('9.1.7');
+		seed(450);
+		const limited = await bed.run({ ...getAll(), returnAll: false, limit: 450 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		// Two input items, each a Return All of the same list.
+		const all = await bed.run(getAll(), [{}, {}], v11);
+		expect(all.error).toBeUndefined();
+		const expected = ids(limited.json);
+		expect(ids(all.json)).toEqual([...expected, ...expected]);
+
+		const requests = bed.received();
+		const metadata = requests.filter((request) => request.path === '/Metadata');
+		expect(metadata.map((request) => request.query)).toEqual([{ key: 'entityDefs.Contact' }]);
+		// After a first page came back full, before any page that follows on from it.
+		const at = requests.indexOf(metadata[0]);
+		expect(at).toBeGreaterThan(0);
+		expect(requests.slice(0, at).every((request) => request.path === '/Contact' && request.query.orderBy === undefined)).toBe(true);
+		const following = requests.filter((request) => request.path === '/Contact' && request.query.where !== undefined);
+		expect(following.length).toBe(4);
+		expect(following.every((request) => requests.indexOf(request) > at && request.query.orderBy === 'createdAt')).toBe(true);
+		// Nothing by offset: the order was known from the metadata in either form.
+		expect(requests.filter((request) => request.query.offset !== undefined)).toEqual([]);
+	});
+
+	test('a list of exactly one full page reads the metadata and a second, empty page: a full page may be followed by more', async () => {
+		seed(200);
+		const all = await bed.run(getAll(), undefined, v11);
+		expect(all.json).toHaveLength(200);
+		expect(bed.received().map((request) => request.path)).toEqual(['/Contact', '/Metadata', '/Contact']);
+	});
+
+	test('a list without a total (e-mails) sorted by an enum: by offset after the first page, one page after another', async () => {
+		for (let n = 0; n < 450; n++) bed.sandbox.store.create('Email', { name: `Mail ${n}`, status: n % 2 ? 'Archived' : 'Draft' });
+		const parameters = { ...getAll({ orderBy: 'status' }), entityType: 'Email' };
+		const limited = await bed.run({ ...parameters, returnAll: false, limit: 450 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		const all = await bed.run(parameters, undefined, v11);
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(all.json).toHaveLength(450);
+		// The second page asks for the total in vain (EspoCRM never counts e-mails): the next pages one after another.
+		expect(bed.received().map((request) => [request.path, request.query.offset])).toEqual([
+			['/Email', undefined],
+			['/Metadata', undefined],
+			['/Email', '200'],
+			['/Email', '400'],
+		]);
+		expect(bed.sandbox.maxInFlightSeen).toBe(1);
+	});
+
+	test('the metadata refused (a role without it): the list goes on by offset after the first page, each record once', async () => {
+		seed(450);
+		const limited = await bed.run({ ...getAll(), returnAll: false, limit: 450 }, undefined, v11);
+		bed.sandbox.clearRequests();
+		bed.sandbox.faults.failNext({ method: 'GET', pathPrefix: '/Metadata', status: 403 });
+		const all = await bed.run(getAll(), undefined, v11);
+		expect(all.error).toBeUndefined();
+		expect(ids(all.json)).toEqual(ids(limited.json));
+		expect(bed.received().map((request) => [request.path, request.query.offset, request.headers['x-no-total']])).toEqual([
+			['/Contact', undefined, 'true'],
+			['/Metadata', undefined, undefined],
+			// The second page counts, so that the pages up to the total can be read at once.
+			['/Contact', '200', undefined],
+			['/Contact', '400', 'true'],
+		]);
 	});
 });

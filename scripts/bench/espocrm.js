@@ -2,8 +2,9 @@
 'use strict';
 /*
  * npm run bench:espocrm [-- --records N] [--cases rawCreate,nodeCreate,httpCreate,rawSel,nodeSel,http,rawAll,nodeAll,
- *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder]
- *                         [--runs N] [--no-build] [--keep] [--json FILE]
+ *                                                   rawSort,nodeSort,rawSortFirst,nodeSortFirst,nodeListOrder,rawJoins,
+ *                                                   nodeListOrderJoins,rawSortJoins,nodeSortJoins]
+ *                         [--runs N] [--linked] [--no-build] [--keep] [--json FILE]
  *
  * Creates on the real EspoCRM of the tests (the release given at run time: scripts/espocrm/espocrm.js), the `create`
  * job of `npm run bench` on a server the bench did not write (issue 31, point 6): 1,000 Contacts with 3 fields from
@@ -52,6 +53,9 @@ const { contact } = require('./sandbox-server');
 const { createsOfThisNode, createsOfHttpRequestNode, httpPages, inSubWorkflow, SETTLE_SECONDS } = require('./workflows');
 
 const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
+// the fields users pick (issue 48): the e-mail address and the account need joins (entity_email_address and
+// email_address for the primary address, account for accountName)
+const SELECT_JOINS = ['firstName', 'lastName', 'emailAddress', 'accountId'];
 const CREATES = 1000;
 const PARALLEL = 5;
 // the items of the creates, as the workflows' Code node makes them (workflows.js)
@@ -63,7 +67,7 @@ const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 const CREDENTIAL = { id: 'rmsBenchEspoKey1', name: 'RMS bench EspoCRM (API key)' };
 
 function parseArgs(argv) {
-	const o = { records: 100000, runs: 1, build: true, keep: false, json: undefined, cases: undefined };
+	const o = { records: 100000, runs: 1, build: true, keep: false, json: undefined, cases: undefined, linked: false };
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
@@ -73,6 +77,7 @@ function parseArgs(argv) {
 		else if (/^--cases(=|$)/.test(a)) o.cases = value().split(',').map((k) => k.trim());
 		else if (a === '--no-build') o.build = false;
 		else if (a === '--keep') o.keep = true;
+		else if (a === '--linked') o.linked = true;
 		else throw new Error(`unknown option ${a} (see the top of scripts/bench/espocrm.js)`);
 	}
 	if (!Number.isInteger(o.records) || o.records < 1) throw new Error('--records wants a whole number ≥ 1');
@@ -151,6 +156,12 @@ function workflows() {
 		...inSubWorkflow('rmsEspoSubLst001', 'rmsEspoRunLst001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields", [
 			node({ listOptions: { select: SELECT } }, 1.1),
 		]),
+		...inSubWorkflow('rmsEspoSubSrj001', 'rmsEspoRunSrj001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields with joins', [
+			node({ listOptions: { select: SELECT_JOINS, orderBy: 'lastName', order: 'asc' } }, 1.1),
+		]),
+		...inSubWorkflow('rmsEspoSubLsj001', 'rmsEspoRunLsj001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields with joins", [
+			node({ listOptions: { select: SELECT_JOINS } }, 1.1),
+		]),
 		...inSubWorkflow(
 			'rmsEspoSubHtp001',
 			'rmsEspoRunHtp001',
@@ -194,8 +205,22 @@ async function main() {
 				DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq SECOND), 0
 			FROM seq_1_to_${opts.records};`;
 		await espo.query(sql);
+		if (opts.linked) {
+			// --linked: every Contact with a primary e-mail address and one of 1,000 Accounts, as in a CRM in use. With
+			// the joined tables empty (the default), MariaDB joins every row that passes the where before it sorts (a
+			// block nested loop into a temporary table); with them filled, it sorts the Contacts first and joins a page.
+			await espo.query(`USE espocrm;
+				INSERT INTO email_address (id, name, deleted, lower, invalid, opt_out)
+					SELECT CONCAT('e', LPAD(HEX(seq), 16, '0')), CONCAT('contact', seq, '@bench.example.com'), 0, CONCAT('contact', seq, '@bench.example.com'), 0, 0 FROM seq_1_to_${opts.records};
+				INSERT INTO entity_email_address (entity_id, email_address_id, entity_type, \`primary\`, deleted)
+					SELECT CONCAT('b', LPAD(HEX(seq), 16, '0')), CONCAT('e', LPAD(HEX(seq), 16, '0')), 'Contact', 1, 0 FROM seq_1_to_${opts.records};
+				INSERT INTO account (id, deleted, name, created_at, modified_at)
+					SELECT CONCAT('a', LPAD(HEX(seq), 16, '0')), 0, CONCAT('Account ', seq), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq MINUTE), DATE_SUB('2026-11-01 00:00:00', INTERVAL seq MINUTE) FROM seq_1_to_1000;
+				UPDATE contact SET account_id = CONCAT('a', LPAD(HEX(1 + CONV(SUBSTRING(id, 2), 16, 10) % 1000), 16, '0')) WHERE id LIKE 'b%';
+				ANALYZE TABLE contact, email_address, entity_email_address, account;`);
+		}
 		let total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
-		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL in ${Date.now() - t} ms; EspoCRM counts ${total}`);
+		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL${opts.linked ? ', each with an e-mail address and an account,' : ''} in ${Date.now() - t} ms; EspoCRM counts ${total}`);
 
 		const wfs = workflows()({ apiBase, apiKey });
 		const credentials = [{ ...CREDENTIAL, type: 'recordManagementServiceApi', data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey } }];
@@ -226,6 +251,10 @@ async function main() {
 			{ key: 'rawSortFirst', label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }) },
 			{ key: 'nodeSortFirst', label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrf001' },
 			{ key: 'nodeListOrder', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunLst001' },
+			{ key: 'rawJoins', label: `raw client, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS) },
+			{ key: 'nodeListOrderJoins', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunLsj001' },
+			{ key: 'rawSortJoins', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS, { orderBy: 'lastName', order: 'asc' }) },
+			{ key: 'nodeSortJoins', label: `this node 1.1, Return All sorted by lastName, Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunSrj001' },
 		];
 		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
 		// runs[k][case key]: one measurement
@@ -269,11 +298,11 @@ async function main() {
 
 		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
 		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel' };
+		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel', rawJoins: 'rawJoins', nodeListOrderJoins: 'rawJoins', rawSortJoins: 'rawSortJoins', nodeSortJoins: 'rawSortJoins' };
 		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
-			`EspoCRM ${espo.version} with ${opts.records.toLocaleString('en')} Contacts seeded (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time but in version 1.1's list order (segments side by side, up to 5 at once), the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+			`EspoCRM ${espo.version} with ${opts.records.toLocaleString('en')} Contacts seeded${opts.linked ? ', each with an e-mail address and an account' : ''} (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time but in version 1.1's list order (segments side by side, up to 5 at once), the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 			'',
 			'| case | time | ratio to raw | requests | server time | records (distinct) | peak memory |',
 			'| --- | --- | --- | --- | --- | --- | --- |',
@@ -305,6 +334,8 @@ async function main() {
 			['nodeAll', 0.6, 'without'],
 			['nodeSort', 0.3, 'sorted by lastName, with Fields to Return (version 1.1)'],
 			['nodeSortFirst', 0.3, 'sorted by firstName, with Fields to Return (version 1.1)'],
+			['nodeListOrderJoins', 0.3, `in the list's order, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
+			['nodeSortJoins', 0.3, `sorted by lastName, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
 		]) {
 			if (!has(key, refOf[key])) continue;
 			const ratio = median(ratiosOf(key, refOf[key]));

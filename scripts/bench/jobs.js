@@ -65,15 +65,22 @@ const JOBS = [
 			{ key: 'node20', system: 'n8n', label: 'this node', workflow: 'rmsBenchCreate01', latency: 20, ref: 'raw20' },
 			{ key: 'raw20', system: 'raw', label: `raw, ${PARALLEL} in flight`, latency: 20, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
 			{ key: 'rawKa20', system: 'raw', label: `raw, ${PARALLEL} in flight, keep-alive`, latency: 20, ref: 'raw20', raw: (u) => raw.creates(u, { items, concurrency: PARALLEL, keepAlive: true }) },
+			// issue 48: n8n's own request function without any node, beside its reference: the floor of any n8n node's ratio
+			{ key: 'n8nRequest20', system: 'raw', label: `n8n's request function alone (no node), ${PARALLEL} in flight`, latency: 20, ref: 'raw20', raw: (u) => raw.createsThroughN8n(u, { items, concurrency: PARALLEL }) },
 			// the same fields written `{{ ($json.first) }}`: what every expression other than a dropped field costs
 			{ key: 'nodeEngine20', system: 'n8n', label: 'this node, fields through the engine', workflow: 'rmsBenchCreate06', latency: 20, ref: 'raw20' },
 			{ key: 'node0', system: 'n8n', label: 'this node', workflow: 'rmsBenchCreate01', latency: 0, ref: 'raw0' },
 			{ key: 'http0', system: 'n8n', label: 'HTTP Request node', workflow: 'rmsBenchCreate02', latency: 0, ref: 'raw0' },
 			{ key: 'nodeEngine0', system: 'n8n', label: 'this node, fields through the engine', workflow: 'rmsBenchCreate06', latency: 0, ref: 'raw0' },
 			{ key: 'raw0', system: 'raw', label: `raw, ${PARALLEL} in flight`, latency: 0, raw: (u) => raw.creates(u, { items, concurrency: PARALLEL }) },
+			{ key: 'n8nRequest0', system: 'raw', label: `n8n's request function alone (no node), ${PARALLEL} in flight`, latency: 0, ref: 'raw0', raw: (u) => raw.createsThroughN8n(u, { items, concurrency: PARALLEL }) },
 		],
 		goals: [
-			{ text: `creates at 20 ms, ${PARALLEL} in flight: this node ≤ 1.5x raw`, ratio: ['node20', 'raw20'], max: 1.5 },
+			{ text: `creates at 20 ms, ${PARALLEL} in flight: this node ≤ 1.1x raw (issue 48; 1.5x before)`, ratio: ['node20', 'raw20'], max: 1.1 },
+			{ text: 'creates at 0 ms: this node ≤ 1.5x raw (issue 48)', ratio: ['node0', 'raw0'], max: 1.5 },
+			// not a goal of the node: what its goals need of n8n (a node cannot do better than the function it sends with)
+			{ text: `creates at 20 ms: n8n's request function alone ≤ 1.1x raw (the floor under the node's 20 ms goal)`, ratio: ['n8nRequest20', 'raw20'], max: 1.1 },
+			{ text: "creates at 0 ms: n8n's request function alone ≤ 1.5x raw (the floor under the node's 0 ms goal)", ratio: ['n8nRequest0', 'raw0'], max: 1.5 },
 			{ text: 'creates at 0 ms: this node ahead of the HTTP Request node', ratio: ['node0', 'http0'], below: 1 },
 		],
 	},

@@ -10,7 +10,9 @@
  */
 
 const http = require('http');
+const path = require('path');
 const { performance } = require('perf_hooks');
+const env = require('../n8n-env');
 
 const API_KEY = 'sandbox-api-key';
 const PAGE_SIZE = 200;
@@ -96,6 +98,38 @@ const creates = (baseUrl, { items, concurrency, keepAlive, apiKey }) =>
 		},
 		apiKey,
 	);
+
+/**
+ * The creates through n8n's own request function alone, without a node: `httpRequest` of @n8n/backend-network, where
+ * every node's helpers.httpRequest(WithAuthentication) ends (n8n 2.41.1: axios with a new http.Agent per request),
+ * from the n8n the bench runs, with the node's options: JSON, the answer as a stream (which the node reads up to a
+ * bound), read in full and parsed. What any node pays per request before its own work; measured in the bench process
+ * as the raw client is.
+ */
+const createsThroughN8n = (baseUrl, { items, concurrency, apiKey = API_KEY }) => {
+	const { httpRequest } = require(path.join(env.paths().n8nDir, 'node_modules', '@n8n', 'backend-network', 'dist', 'http', 'axios', 'request.js'));
+	const send = async (body) => {
+		const response = await httpRequest({
+			method: 'POST',
+			url: `${baseUrl}/Contact`,
+			body,
+			json: true,
+			arrayFormat: 'indices',
+			headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Api-Key': apiKey, 'X-Skip-Duplicate-Check': 'true' },
+			timeout: 30000,
+			returnFullResponse: true,
+			encoding: 'stream',
+		});
+		const chunks = [];
+		for await (const chunk of response.body) chunks.push(chunk);
+		return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+	};
+	return (async () => {
+		const t0 = performance.now();
+		await pool(items.length, concurrency, (i) => send({ firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email }));
+		return { ms: performance.now() - t0 };
+	})();
+};
 
 /** Mass Update / Mass Delete in chunks of IDs, `concurrency` chunks at once. */
 const mass = (baseUrl, { action, ids, chunkSize, concurrency, keepAlive }) =>
@@ -183,4 +217,4 @@ const upsertsPerItem = (baseUrl, { items, concurrency, keepAlive }) =>
 		});
 	});
 
-module.exports = { creates, mass, listAll, upsertsChunked, upsertsPerItem, pool };
+module.exports = { creates, createsThroughN8n, mass, listAll, upsertsChunked, upsertsPerItem, pool };

@@ -7,6 +7,7 @@
  * the node, of the HTTP layer or of n8n's helpers is stubbed.
  */
 import { CredentialTestContext, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { NodeExecutionContext } from 'n8n-core/dist/execution-engine/node-execution-context/node-execution-context';
 import type {
 	IBinaryKeyData,
 	ICredentialDataDecryptedObject,
@@ -414,6 +415,27 @@ export async function countEvaluations<T>(work: () => Promise<T>): Promise<{ res
 			if (typeof value === 'string' && value.startsWith('=')) evaluations.set(value, (evaluations.get(value) ?? 0) + 1);
 		}
 		return { result, evaluations };
+	} finally {
+		spy.mockRestore();
+	}
+}
+
+/**
+ * Counts the parameters this package's node reads through n8n's getNodeParameter while `work` runs, by name (each
+ * read resolves the value: expressions, defaults, the parameter's type). The node reads what it can as saved
+ * (shared/item.ts). The spy passes every call through unchanged.
+ */
+export async function countParameterReads<T>(work: () => Promise<T>): Promise<{ result: T; reads: Map<string, number> }> {
+	const prototype = NodeExecutionContext.prototype as unknown as { _getNodeParameter: (name: string) => unknown };
+	const spy = jest.spyOn(prototype, '_getNodeParameter');
+	try {
+		const result = await work();
+		const reads = new Map<string, number>();
+		spy.mock.calls.forEach(([name], call) => {
+			const { node } = spy.mock.contexts[call] as unknown as { node: { type: string } };
+			if (node.type === NODE_TYPE) reads.set(name, (reads.get(name) ?? 0) + 1);
+		});
+		return { result, reads };
 	} finally {
 		spy.mockRestore();
 	}

@@ -128,6 +128,18 @@ describe('records', () => {
 		expect(r.data.list.map((x: { id: string }) => x.id)).toEqual([...created].reverse());
 	});
 
+	test('GET /Metadata?key=: ignored as 8.1.5 ignores it; from 8.2 that part alone, an empty body where there is none', async () => {
+		const whole = await get('/Metadata?key=entityDefs.Contact');
+		expect(whole.data.entityDefs.Contact.collection).toEqual(expect.objectContaining({ orderBy: 'createdAt', order: 'desc' }));
+		sb.setServerVersion('9.1.7');
+		const part = await get('/Metadata?key=entityDefs.Contact');
+		expect(part.data.entityDefs).toBeUndefined();
+		expect(part.data.fields.lastName.type).toBe('varchar');
+		expect(part.data).toEqual(whole.data.entityDefs.Contact);
+		const none = await get('/Metadata?key=entityDefs.NoSuchType', { Accept: 'application/json' });
+		expect([none.status, none.headers['content-type'], none.data]).toEqual([200, 'application/json', '']);
+	});
+
 	test('duplicates and X-Skip-Duplicate-Check', async () => {
 		await post('/Account', { name: 'Acme' });
 		const dup = await post('/Account', { name: 'ACME' });

@@ -405,6 +405,7 @@ class Sandbox {
     if (ctrl === 'Attachment' && !espoOnly) throw noController();
     if (ctrl === 'Metadata' && segs.length === 1 && method === 'GET') {
       if (!espoOnly) throw new ApiError(404, "Controller 'Metadata' does not exist.");
+      // From 8.2 a `key` picks a part of it (versions.js).
       return ok(h.metadata({ ...ctx, restricted: this.restrictedFor(user) }));
     }
     if (ctrl === 'App' && a === 'user' && segs.length === 2 && method === 'GET') {

@@ -11,6 +11,10 @@
  *   writes an e-mail address or phone number without its list (`emailAddressData`, `phoneNumberData`) keeps the old
  *   one, and answers with the value written (Core/FieldProcessing/PhoneNumber/Saver::process: the list read before the
  *   save is stored again; 8.0 stores it only when it changed).
+ * - 8.2.0 on (Controllers/Metadata::getActionRead, Tools/App/MetadataService::getDataForFrontendByKey; EspoCRM's commit
+ *   "metadata get by key endpoint", first in 8.2.0; measured on 9.1.7): `GET /Metadata?key=a.b` answers that part of
+ *   the metadata alone (Util::getValueByKey), and an empty body where the path leads nowhere (PHP's null). 8.1.5
+ *   ignores the key.
  * - 9.0 on (9.1.7, measured; Classes/RecordHooks/Email/CheckFromAddress): an e-mail sent (`status: Sending`) by a user
  *   who is not an admin from another address than the user's own: 403 `Not allowed 'from' address.`, nothing kept.
  *   (The group e-mail accounts and the system address that EspoCRM also lets such a user send from are not modelled.)
@@ -180,7 +184,7 @@ class ServerVersion {
     if (ctx.dialect === 'standard' || reply.status !== 200) return reply;
     const [ctrl, id] = segs;
     if (ctrl === 'App' && segs[1] === 'user') return { ...reply, body: this.appUser(/** @type {any} */ (reply.body)) };
-    if (ctrl === 'Metadata') return { ...reply, body: this.metadata(/** @type {any} */ (reply.body)) };
+    if (ctrl === 'Metadata') return this.metadataReply(ctx, this.metadata(/** @type {any} */ (reply.body)));
     if (ctx.keptAddresses) return { ...reply, body: { .../** @type {any} */ (reply.body), ...ctx.keptAddresses } };
     if (!isEntityType(ctrl) || !this.atLeast('10.0.0') || (segs.length !== 1 && segs.length !== 2)) return reply;
     const body = /** @type {any} */ (reply.body);
@@ -305,6 +309,18 @@ class ServerVersion {
       }));
     }
     return { ...out, appParams: { ...out.appParams, pipelines } };
+  }
+
+  /** The whole metadata, or from 8.2 the part its `key` names. @param {Ctx} ctx @param {Record<string, any>} metadata @returns {Reply} */
+  metadataReply(ctx, metadata) {
+    const { key } = ctx.query;
+    if (!this.atLeast('8.2.0') || typeof key !== 'string') return { status: 200, body: metadata };
+    /** @type {unknown} */
+    let part = metadata;
+    for (const name of key.split('.')) {
+      part = part !== null && typeof part === 'object' && Object.prototype.hasOwnProperty.call(part, name) ? /** @type {any} */ (part)[name] : null;
+    }
+    return part === null ? { status: 200, body: Buffer.from(''), headers: { 'Content-Type': 'application/json' } } : { status: 200, body: part };
   }
 
   /** @param {Record<string, any>} body */

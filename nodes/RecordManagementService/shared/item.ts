@@ -120,6 +120,23 @@ function savedParameter(node: INode, name: string): unknown {
 	return value;
 }
 
+/** A parameter of a custom operation for one item, without n8n's expression engine where that gives the same value. */
+function readParameter(context: IExecuteFunctions, node: INode, index: number, json: IDataObject, name: string, fallback?: unknown, options?: IGetNodeParameterOptions) {
+	const saved = options === undefined ? savedParameter(node, name) : undefined;
+	const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
+	return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
+}
+
+/**
+ * One parameter of a custom operation for item `index`, read as `itemOf(…).parameter` reads it, where a whole Item
+ * is not needed (the output's Simplify). As an AI agent's tool, through the engine.
+ */
+export function parameterOfItem<T>(context: IExecuteFunctions, index: number, name: string, fallback?: T): T {
+	const { node } = runOf(context);
+	if (runsAsTool(node)) return context.getNodeParameter(name, index, fallback) as T;
+	return readParameter(context, node, index, context.getInputData()[index]?.json ?? {}, name, fallback) as T;
+}
+
 /** Item `index` of a custom operation's input. */
 export function itemOf(context: IExecuteFunctions, index: number): Item {
 	const json = context.getInputData()[index]?.json ?? {};
@@ -134,11 +151,9 @@ export function itemOf(context: IExecuteFunctions, index: number): Item {
 		true,
 		);
 	}
-	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) => {
-		const saved = options === undefined ? savedParameter(node, name) : undefined;
-		const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
-		return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
-	});
+	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) =>
+		readParameter(context, node, index, json, name, fallback, options),
+	);
 }
 
 /** The item a routed operation's preSend or pagination function runs for. */

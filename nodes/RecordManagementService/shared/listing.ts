@@ -43,11 +43,13 @@ export interface ListOptions {
 	/** The list has an order of its own that paging must keep (a stream: newest note first), so it pages by offset. */
 	serverOrder?: boolean;
 	/**
-	 * Return All in this order, page after page from the last record read (sent as `orderBy` and `order`). The
-	 * caller has checked that the server and the field allow it; otherwise undefined (by ID in version 1).
+	 * Return All in the list's order, following on from the last record read (version 1.1, EspoCRM): the order to
+	 * follow (sent as `orderBy` and `order`), asked for only once the first page came back full, since it reads the
+	 * server's metadata; undefined where that order cannot be followed (by offset then). The caller has checked that
+	 * the server and the list allow it (listOrder.ts, mayFollowOn).
 	 */
-	keyset?: KeysetOrder;
-	/** Version 1.1 on: no paging by ID; Return All keeps the list's order (`keyset`, else by offset). */
+	followOn?: () => Promise<KeysetOrder | undefined>;
+	/** Version 1.1 on: no paging by ID; Return All keeps the list's order (`followOn`, else by offset). */
 	listOrder?: boolean;
 	/**
 	 * Told how many records match in all, when the server counts them (a Limit's first page then asks it to): an AI
@@ -58,9 +60,9 @@ export interface ListOptions {
 
 /**
  * The records of a list request, `wanted` at the most (Infinity: all), each once.
- * - Return All in a keyset order: page after page from the last record read, until a short page; a long list in
- *   segments read side by side (`keyset`, version 1.1: listInSegments), version 1's order by ID from one end to the
- *   other (pagesById, listByKeyset).
+ * - Return All that may follow on (`followOn`, version 1.1): the first page as the list comes, which is all of a list
+ *   of one page; a longer one follows on from the first page's last record (followingOn).
+ * - Version 1's Return All without an order from EspoCRM: by ID from one end to the other (pagesById, listByKeyset).
  * - Otherwise by offset. When the first page tells the total, the pages up to it are read at once, within Max
  *   Parallel Requests, without the total (`X-No-Total`); then, and whenever the server gives no total (EspoCRM
  *   answers -1 or -2 for some lists), one page after another until a short one.
@@ -70,29 +72,55 @@ export async function listRecords(
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
-	{ serverOrder = false, keyset, listOrder = false, total }: ListOptions = {},
+	{ serverOrder = false, followOn, listOrder = false, total }: ListOptions = {},
 ): Promise<IDataObject[]> {
-	if (wanted === Infinity && keyset) {
-		const segments = await listInSegments(context, itemIndex, request, keyset);
-		if (segments === undefined) return await listByOffset(context, itemIndex, request, Infinity);
-		// Two cuts between segments could cross if thousands of records went between their reads, and the segments
-		// overlap: each record is kept once, where it came first.
-		const records = new Records();
-		for (const segment of segments) records.keep(segment);
-		return records.list;
-	}
+	if (wanted === Infinity && followOn) return await followingOn(context, itemIndex, request, followOn);
 	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) {
 		return (await listByKeyset(context, itemIndex, request, BY_ID)) ?? (await listByOffset(context, itemIndex, request, Infinity));
 	}
 	return await listByOffset(context, itemIndex, request, wanted, total);
 }
 
+/**
+ * Return All in the list's order (version 1.1, EspoCRM). The first page is asked for as the list comes: in the chosen
+ * Sort By and Sort Order, else in the server's default order, which is the order `followOn` names (listOrder.ts,
+ * keysetOrderOf), without the total. EspoCRM adds the sort field to the records of a list that selects fields
+ * (Select/Applier: the order's attributes, the default order's too), so the second page can follow on from the first
+ * page's last record: a list of one page costs one request, and the metadata is read only for a longer one. It then
+ * goes on in segments from the last record read (listInSegments); where the order cannot be followed so (a field
+ * whose order a where condition does not follow, a list that ignores the condition), by offset after the first page,
+ * which was read with the same query as offset 0.
+ */
+async function followingOn(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, followOn: () => Promise<KeysetOrder | undefined>) {
+	const first = await apiRequest<ListReply>(context, itemIndex, {
+		...request,
+		expect: 'list',
+		method: 'GET',
+		headers: { ...request.headers, ...NO_TOTAL },
+		qs: { ...request.qs, maxSize: PAGE_SIZE },
+	});
+	if (first.list.length < PAGE_SIZE) return first.list;
+	const order = await followOn();
+	const segments = order && (await listInSegments(context, itemIndex, request, order, first.list));
+	if (segments === undefined) return await listByOffset(context, itemIndex, request, Infinity, undefined, first);
+	// Each cut lies after the one before it, so the segments do not overlap; kept once by ID all the same, as every
+	// list is.
+	const records = new Records();
+	for (const segment of segments) records.keep(segment);
+	return records.list;
+}
+
+/**
+ * A list read by offset; `readFirst` is its first page when it was already read without the total (followingOn): the
+ * second page then counts instead, so that the pages up to the total can still be asked for at once.
+ */
 async function listByOffset(
 	context: RequestContext,
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted: number,
 	total?: ListOptions['total'],
+	readFirst?: ListReply,
 ): Promise<IDataObject[]> {
 	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
 	const page = async (offset: number, withTotal = false) =>
@@ -107,7 +135,7 @@ async function listByOffset(
 	const records = new Records();
 	const keep = (list: IDataObject[]) => records.keep(list);
 
-	const first = await page(0, wanted > PAGE_SIZE || total !== undefined);
+	const first = readFirst ?? (await page(0, wanted > PAGE_SIZE || total !== undefined));
 	if (typeof first.total === 'number' && first.total >= 0) total?.(first.total);
 	keep(first.list);
 	let offset = first.list.length;
@@ -115,10 +143,13 @@ async function listByOffset(
 	const full = (reply: ListReply, at: number) => reply.list.length === Math.min(PAGE_SIZE, wanted - at);
 	if (!full(first, 0) || offset >= wanted) return records.list;
 
-	const end = Math.min(wanted, typeof first.total === 'number' && first.total > 0 ? first.total : 0);
+	// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
+	let second = readFirst ? await page(offset, true) : undefined;
+	if (second && repeats(second, first)) return records.list;
+	const counted = (second ?? first).total;
+	const end = Math.min(wanted, typeof counted === 'number' && counted > 0 ? counted : 0);
 	if (offset < end) {
-		// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
-		const second = await page(offset);
+		second ??= await page(offset);
 		if (repeats(second, first)) return records.list;
 		const offsets: number[] = [];
 		for (let next = offset + PAGE_SIZE; next < end; next += PAGE_SIZE) offsets.push(next);
@@ -130,6 +161,12 @@ async function listByOffset(
 			last = reply;
 		}
 		offset = (offsets.length ? offsets[offsets.length - 1] : offset) + last.list.length;
+	} else if (second) {
+		// Read, but no total to go by: one page after another from here.
+		keep(second.list);
+		if (!full(second, offset)) return records.list;
+		offset += second.list.length;
+		last = second;
 	}
 	while (offset < wanted) {
 		const reply = await page(offset);

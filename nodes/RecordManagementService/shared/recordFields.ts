@@ -120,7 +120,9 @@ function definedFields(item: Item): IDataObject {
 	if (mode === 'mapper') return mappedFields(item, item.parameter<ResourceMapperValue>('columns'));
 	if (mode === 'json') return parseJsonObject(item, item.parameter('jsonBody'), 'JSON');
 	const body: IDataObject = { ...item.parameter<IDataObject>('fields', {}) };
-	const rows = item.parameter<Array<{ name?: string; value?: unknown }>>('customFields.field', []);
+	// The collection whole: as saved, its `field` list is absent when empty, which a read of `customFields.field` would
+	// resolve through n8n's engine for every item.
+	const rows = item.parameter<{ field?: Array<{ name?: string; value?: unknown }> }>('customFields', {}).field ?? [];
 	for (const [index, row] of rows.entries()) {
 		const name = row.name?.trim();
 		if (!name) throw item.refuse('Custom Fields', `: row ${index + 1} has no field name`);

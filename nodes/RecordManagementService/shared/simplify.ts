@@ -6,6 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { parameterOfItem } from './item';
 import { runsAsTool } from './tool';
 
 /**
@@ -92,7 +93,7 @@ export function withSimplify(operation: CustomOperation, { list = false } = {}):
 		const [items] = await operation.call(this);
 		const asked = new Map<number, boolean>();
 		const simplifies = (index: number) => {
-			if (!asked.has(index)) asked.set(index, this.getNodeParameter('simplify', index, false) === true);
+			if (!asked.has(index)) asked.set(index, parameterOfItem<boolean>(this, index, 'simplify', false) === true);
 			return asked.get(index) === true;
 		};
 		const output = items.map((item) => {

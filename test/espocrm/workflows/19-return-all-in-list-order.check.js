@@ -6,6 +6,9 @@
 // order) it pages by offset; without a sort order it follows the default (createdAt, newest first). A long list
 // (15,200 Accounts by SQL, the same SIC codes: every cut between segments falls among records that tie) is read in
 // three segments side by side, cut at two records read by offset, and still gives EspoCRM's order exactly.
+// What it costs (issue 48): the first page goes out as the list comes (no orderBy without a sort order: EspoCRM's
+// default), and only a node whose first page came back full reads the metadata, once, and only Account's part of it
+// (`GET /Metadata?key=entityDefs.Account`: 8.2+ answer that part, earlier versions the whole); a list of one page is one request.
 const { pool, requestsFor } = require('../lib/helpers');
 
 const COUNT = 450;
@@ -15,6 +18,8 @@ const TYPES = ['Reseller', 'Customer', '', 'Partner', 'Investor'];
 const WHERE = [{ type: 'startsWith', attribute: 'name', value: 'Order19 ' }];
 const LONG_COUNT = 15200;
 const LONG_WHERE = [{ type: 'startsWith', attribute: 'name', value: 'Order19L ' }];
+const ONE_PAGE_WHERE = [...WHERE, { type: 'equals', attribute: 'type', value: 'Partner' }];
+const ONE_PAGE_COUNT = TYPES.reduce((count, type, index) => (type === 'Partner' ? count + Math.ceil((COUNT - index) / TYPES.length) : count), 0);
 
 const CASES = [
 	{ node: 'By SIC Code Asc', query: { orderBy: 'sicCode', order: 'asc' }, keyset: true },
@@ -28,6 +33,11 @@ const CASES = [
 
 module.exports = async (result, espo, assert) => {
 	const lists = requestsFor(espo, 'Account').filter((r) => r.method === 'GET' && r.path === '/Account');
+	const text = (r) => decodeURIComponent(r.rawQuery.replace(/\+/g, ' '));
+	// Every node but the one of a single page reads Account's metadata once, after its first page.
+	const metadata = espo.requests.filter((r) => r.method === 'GET' && r.path === '/Metadata' && /(^|&)key=/.test(r.rawQuery));
+	assert.deepEqual(metadata.map((r) => text(r)), CASES.map(() => 'key=entityDefs.Account'), 'the metadata: once per node whose list goes on, Account only');
+	assert.ok(metadata.every((r) => r.status === 200), 'the metadata read');
 	for (const { node, query, keyset, cuts = 0 } of CASES) {
 		const count = cuts ? LONG_COUNT : COUNT;
 		const where = cuts ? LONG_WHERE : WHERE;
@@ -45,7 +55,21 @@ module.exports = async (result, espo, assert) => {
 		if (query.order) assert.equal(cutsRead.length, cuts, `${node}: ${cutsRead.length} records read by offset to cut the list`);
 		if (keyset) assert.equal(paged.length, 0, `${node}: paged by offset: ${paged.map((r) => r.url).join(' ')}`);
 		else assert.ok(paged.length >= 2, `${node}: ${paged.length} requests by offset`);
+		// The first page: as the list comes, without a condition of paging (EspoCRM's default order without a sort order).
+		const asked = query.orderBy ? new RegExp(`(^|&)orderBy=${query.orderBy}&order=${query.order}(&|$)`) : /^(?!.*(^|&)orderBy=)(?!.*Partner)/;
+		const first = lists.filter((r) => text(r).includes(where[0].value) && !/\[attribute\]=id/.test(text(r)) && !/(^|&)offset=/.test(r.rawQuery) && asked.test(r.rawQuery));
+		assert.equal(first.length, 1, `${node}: ${first.length} first pages:\n${first.map((r) => r.url).join('\n')}`);
 	}
+
+	// A list of one page: one request (no metadata, nothing after it), in EspoCRM's order.
+	const node = 'One Page Newest First';
+	assert.ok(!result.error(node), `${node} failed: ${JSON.stringify(result.error(node))}`);
+	const ids = result.items(node).map((item) => item.id);
+	assert.equal(ids.length, ONE_PAGE_COUNT, `${node}: ${ids.length} records`);
+	assert.deepEqual(ids, (await espo.api.list('Account', { select: 'id', where: ONE_PAGE_WHERE })).map((record) => record.id), `${node}: not in EspoCRM's order`);
+	const onePage = lists.filter((r) => text(r).includes('Partner') && text(r).includes('Order19 '));
+	assert.equal(onePage.length, 1, `${node}: ${onePage.length} requests: ${onePage.map((r) => r.url).join(' ')}`);
+	assert.ok(!/(^|&)(orderBy|offset)=/.test(onePage[0].rawQuery), `${node}: ${onePage[0].url}`);
 };
 
 module.exports.before = async (espo) => {

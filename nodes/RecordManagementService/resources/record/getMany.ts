@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { forEachItem } from '../../shared/customOperations';
 import { dialectOf } from '../../shared/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/filters';
-import { keysetOrderOf, metadataOnce } from '../../shared/listOrder';
+import { entityDefsOfRun, keysetOrderOf, mayFollowOn } from '../../shared/listOrder';
 import { pathOf } from '../../shared/paths';
 import { searchQueryOf } from '../../shared/search';
 import { listRecords } from '../../shared/listing';
@@ -12,18 +12,20 @@ import { entityTypeOf } from '../../shared/validation';
 
 /**
  * GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). From version 1.1
- * on, Return All from EspoCRM comes in the list's own order, as a Limit does, paged from the last record read where
- * the order allows it (keysetOrderOf); version 1 paged by ID when no sort order was set (oldest first).
+ * on, Return All from EspoCRM comes in the list's own order, as a Limit does, following on from the last record read
+ * where the order allows it (keysetOrderOf, from the entity type's metadata, read only when a second page is needed);
+ * version 1 paged by ID when no sort order was set (oldest first).
  */
 export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const dialect = await dialectOf(this);
 	const listOrder = this.getNode().typeVersion >= 1.1;
-	const metadata = metadataOnce(this);
 	return await forEachItem(this, async (item) => {
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		const wanted = wantedRecords(item);
-		const keyset = listOrder && dialect === 'espocrm' && wanted === Infinity ? await keysetOrderOf(qs, entityTypeOf(item), metadata) : undefined;
+		const entityType = entityTypeOf(item);
+		const followOn =
+			listOrder && dialect === 'espocrm' && mayFollowOn(qs) ? async () => keysetOrderOf(qs, await entityDefsOfRun(this, item.index, entityType)) : undefined;
 		const counted = countedForModel(item);
-		return counted.withCount(await listRecords(this, item.index, { url: pathOf(item, '/{entityType}'), qs }, wanted, { keyset, listOrder, ...counted.options }));
+		return counted.withCount(await listRecords(this, item.index, { url: pathOf(item, '/{entityType}', { entityType }), qs }, wanted, { followOn, listOrder, ...counted.options }));
 	});
 }
