@@ -20,9 +20,9 @@ import { link, unlink } from './resources/relationship/link';
 import { streamOperationFields, streamOperations } from './resources/stream';
 import { getStream } from './resources/stream/getStream';
 import { post } from './resources/stream/post';
-import { testCredentials } from './shared/credentialTest';
-import { requestSettingsField, targetFields } from './shared/descriptions';
-import { listFields } from './shared/filters';
+import { testCredentials } from './shared/server/credentialTest';
+import { requestSettingsField, targetFields } from './shared/fields/target';
+import { listFields } from './shared/list/filters';
 import {
 	getEntityTypes,
 	getFields,
@@ -30,13 +30,13 @@ import {
 	getLinks,
 	getMappingFields,
 	getSortableFields,
-} from './shared/metadata';
-import { recordBodyFields } from './shared/recordFields';
-import { searchRecords } from './shared/recordSearch';
-import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
-import { simplifyFields, withSimplify } from './shared/simplify';
-import { toolDescriptionFields } from './shared/tool';
-import { routeRequest } from './shared/transport';
+} from './shared/server/metadata';
+import { recordBodyFields } from './shared/fields/recordBody';
+import { searchRecords } from './shared/server/recordSearch';
+import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/list/search';
+import { simplifyFields, withSimplify } from './shared/operation/simplify';
+import { toolDescriptionFields } from './shared/tool/description';
+import { routeRequest } from './shared/http/request';
 
 /** The operation selector of each resource, in the order the form shows them. */
 const operationSelectors = [recordOperations, relationshipOperations, bulkOperations, leadOperations, emailOperations, attachmentOperations, streamOperations];

@@ -1,13 +1,13 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { withRemedyInMessage } from '../RecordManagementService/shared/activation';
-import { testCredentials } from '../RecordManagementService/shared/credentialTest';
-import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/descriptions';
-import { filterFields } from '../RecordManagementService/shared/filters';
-import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/metadata';
-import { searchRecords } from '../RecordManagementService/shared/recordSearch';
-import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/search';
+import { withRemedyInMessage } from '../RecordManagementService/shared/operation/activation';
+import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
+import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/fields/target';
+import { filterFields } from '../RecordManagementService/shared/list/filters';
+import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/server/metadata';
+import { searchRecords } from '../RecordManagementService/shared/server/recordSearch';
+import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/list/search';
 import { NOTE_TYPES, streamOfField } from '../RecordManagementService/resources/stream/getStream';
 import { pollChanges } from './poll';
 

@@ -2,19 +2,19 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 
-import { remedied } from '../RecordManagementService/shared/activation';
-import { readMoment, serverDateTime } from '../RecordManagementService/shared/dates';
-import { whereOf } from '../RecordManagementService/shared/filters';
-import { triggerItemOf } from '../RecordManagementService/shared/item';
-import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/dialect';
-import type { Item } from '../RecordManagementService/shared/item';
-import { pathOf } from '../RecordManagementService/shared/paths';
-import { entityTypeOf } from '../RecordManagementService/shared/validation';
-import { searchQueryOf } from '../RecordManagementService/shared/search';
-import { listRecords, repeats } from '../RecordManagementService/shared/listing';
+import { remedied } from '../RecordManagementService/shared/operation/activation';
+import { readMoment, serverDateTime } from '../RecordManagementService/shared/fields/dates';
+import { whereOf } from '../RecordManagementService/shared/list/filters';
+import { triggerItemOf } from '../RecordManagementService/shared/item/item';
+import { dialectOf, requireEspoCrm } from '../RecordManagementService/shared/server/dialect';
+import type { Item } from '../RecordManagementService/shared/item/item';
+import { pathOf } from '../RecordManagementService/shared/item/paths';
+import { entityTypeOf } from '../RecordManagementService/shared/item/validation';
+import { searchQueryOf } from '../RecordManagementService/shared/list/search';
+import { listRecords, repeats } from '../RecordManagementService/shared/list/listing';
 import { noteTypesWhere } from '../RecordManagementService/resources/stream/getStream';
-import { NO_TOTAL, PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/transport';
-import type { ListReply } from '../RecordManagementService/shared/transport';
+import { NO_TOTAL, PAGE_SIZE, apiRequest, startRun } from '../RecordManagementService/shared/http/request';
+import type { ListReply } from '../RecordManagementService/shared/http/request';
 
 /**
  * What the trigger remembers between polls, in n8n's workflow static data (so it holds across restarts and in queue

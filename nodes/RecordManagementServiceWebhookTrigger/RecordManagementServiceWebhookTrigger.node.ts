@@ -1,9 +1,9 @@
 import type { INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { testCredentials } from '../RecordManagementService/shared/credentialTest';
-import { entityTypeFields } from '../RecordManagementService/shared/descriptions';
-import { getEntityTypes, getFields } from '../RecordManagementService/shared/metadata';
+import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
+import { entityTypeFields } from '../RecordManagementService/shared/fields/target';
+import { getEntityTypes, getFields } from '../RecordManagementService/shared/server/metadata';
 import { lifecycle, receive } from './webhooks';
 
 export class RecordManagementServiceWebhookTrigger implements INodeType {

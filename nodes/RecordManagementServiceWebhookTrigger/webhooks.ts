@@ -3,13 +3,13 @@ import { createHmac, timingSafeEqual } from 'crypto';
 import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { inParallel } from '../RecordManagementService/shared/parallel';
-import { dialectOf } from '../RecordManagementService/shared/dialect';
-import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/activation';
-import { asNodeError, readFailure } from '../RecordManagementService/shared/errors';
-import { triggerItemOf } from '../RecordManagementService/shared/item';
-import { apiRequest, runOf } from '../RecordManagementService/shared/transport';
-import { entityTypeOf, requirePlainIdentifier } from '../RecordManagementService/shared/validation';
+import { inParallel } from '../RecordManagementService/shared/http/parallel';
+import { dialectOf } from '../RecordManagementService/shared/server/dialect';
+import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/operation/activation';
+import { asNodeError, readFailure } from '../RecordManagementService/shared/http/errors';
+import { triggerItemOf } from '../RecordManagementService/shared/item/item';
+import { apiRequest, runOf } from '../RecordManagementService/shared/http/request';
+import { entityTypeOf, requirePlainIdentifier } from '../RecordManagementService/shared/item/validation';
 
 /** The webhooks this trigger registered, kept in n8n's workflow static data (shared by every n8n process). */
 interface Registered {

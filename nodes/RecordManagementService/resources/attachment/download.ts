@@ -1,6 +1,6 @@
 import type { IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { routedItemOf } from '../../shared/item';
+import { routedItemOf } from '../../shared/item/item';
 
 const show = { operation: ['download'] };
 

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { resolvePath } from '../../shared/paths';
+import { resolvePath } from '../../shared/item/paths';
 import { downloadFields, fileToBinary } from './download';
 
 /** Attachments are EspoCRM's: the interface as specified has none. */

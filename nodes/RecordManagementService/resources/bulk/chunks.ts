@@ -1,16 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { dialectOf } from '../../shared/dialect';
-import type { Dialect } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { FailedResponse } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { itemOf } from '../../shared/item';
-import { inParallel } from '../../shared/parallel';
-import { outcomeUnknown, runOf, send } from '../../shared/transport';
-import type { ApiRequest } from '../../shared/transport';
-import { entityTypeOf, idsFrom } from '../../shared/validation';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Dialect } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import type { FailedResponse } from '../../shared/http/errors';
+import type { Item } from '../../shared/item/item';
+import { itemOf } from '../../shared/item/item';
+import { inParallel } from '../../shared/http/parallel';
+import { outcomeUnknown, runOf, send } from '../../shared/http/request';
+import type { ApiRequest } from '../../shared/http/request';
+import { entityTypeOf, idsFrom } from '../../shared/item/validation';
 
 const show = { operation: ['massUpdate', 'massDelete'] };
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { itemOf } from '../../shared/item';
-import { requiredRecordBody } from '../../shared/recordFields';
+import { itemOf } from '../../shared/item/item';
+import { requiredRecordBody } from '../../shared/fields/recordBody';
 import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
 export const massUpdateNotice: INodeProperties = {

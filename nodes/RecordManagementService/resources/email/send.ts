@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
-import type { BinaryFile } from '../../shared/attachments';
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { Dialect } from '../../shared/dialect';
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
+import { binaryFilesOf, uploadAttachment } from '../../shared/operation/attachments';
+import type { BinaryFile } from '../../shared/operation/attachments';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import type { Dialect } from '../../shared/server/dialect';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
 
 const show = { operation: ['send'] };
 

@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { OneAtATime, forEachItem } from '../../shared/customOperations';
-import { recordLocator } from '../../shared/descriptions';
-import { dialectOf } from '../../shared/dialect';
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
-import { parseJsonObject, recordIdOf } from '../../shared/validation';
+import { OneAtATime, forEachItem } from '../../shared/operation/forEachItem';
+import { recordLocator } from '../../shared/fields/target';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
+import { parseJsonObject, recordIdOf } from '../../shared/item/validation';
 
 const show = { operation: ['convert'] };
 

@@ -1,14 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { listQueryOf, wantedRecords } from '../../shared/filters';
-import { entityDefsOfRun, keysetOrderOf, mayFollowOn } from '../../shared/listOrder';
-import { pathOf } from '../../shared/paths';
-import { searchQueryOf } from '../../shared/search';
-import { listRecords } from '../../shared/listing';
-import { countedForModel } from '../../shared/tool';
-import { entityTypeOf } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { listQueryOf, wantedRecords } from '../../shared/list/filters';
+import { entityDefsOfRun, keysetOrderOf, mayFollowOn } from '../../shared/list/listOrder';
+import { pathOf } from '../../shared/item/paths';
+import { searchQueryOf } from '../../shared/list/search';
+import { listRecords } from '../../shared/list/listing';
+import { countedForModel } from '../../shared/tool/description';
+import { entityTypeOf } from '../../shared/item/validation';
 
 /**
  * GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). From version 1.1

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { resolvePath } from '../../shared/paths';
-import { simplifyRoutedRecord } from '../../shared/simplify';
-import { outcomeItem } from '../../shared/transport';
+import { resolvePath } from '../../shared/item/paths';
+import { simplifyRoutedRecord } from '../../shared/operation/simplify';
+import { outcomeItem } from '../../shared/http/request';
 import { createOptions } from './create';
 import { upsertFields, upsertOptions } from './upsert';
 

@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Item } from '../../shared/item';
-import { apiRequest, runOf } from '../../shared/transport';
-import type { RequestContext } from '../../shared/transport';
+import type { Item } from '../../shared/item/item';
+import { apiRequest, runOf } from '../../shared/http/request';
+import type { RequestContext } from '../../shared/http/request';
 
 /**
  * EspoCRM 10's Pipelines (its docs: general/pipelines.md). On an entity type with pipelines (Lead, Opportunity, custom

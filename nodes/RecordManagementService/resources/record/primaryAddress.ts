@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
-import type { RequestContext } from '../../shared/transport';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
+import type { RequestContext } from '../../shared/http/request';
 import { storedPhoneDigitsOf } from './phoneNumber';
 
 /**

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { requiredRecordBody } from '../../shared/recordFields';
-import { apiRequest } from '../../shared/transport';
-import { pathOf } from '../../shared/paths';
-import { entityTypeOf } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { requiredRecordBody } from '../../shared/fields/recordBody';
+import { apiRequest } from '../../shared/http/request';
+import { pathOf } from '../../shared/item/paths';
+import { entityTypeOf } from '../../shared/item/validation';
 import { withStatusThroughPipeline } from './pipelines';
 import { withPrimaryAddressesKept } from './primaryAddress';
 

@@ -1,17 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ItemTurns } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import type { Dialect } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { itemOf } from '../../shared/item';
-import { pathOf } from '../../shared/paths';
-import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
-import { apiRequest, runOf } from '../../shared/transport';
-import type { ApiRequest } from '../../shared/transport';
-import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
+import { ItemTurns } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Dialect } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import type { Item } from '../../shared/item/item';
+import { itemOf } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/fields/recordBody';
+import { apiRequest, runOf } from '../../shared/http/request';
+import type { ApiRequest } from '../../shared/http/request';
+import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/item/validation';
 import { withStatusThroughPipeline } from './pipelines';
 import { withPrimaryAddressesKept } from './primaryAddress';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { forItem, readFailure } from '../../shared/errors';
-import { listRecords } from '../../shared/listing';
-import { apiRequest } from '../../shared/transport';
-import type { Dialect } from '../../shared/dialect';
+import { forItem, readFailure } from '../../shared/http/errors';
+import { listRecords } from '../../shared/list/listing';
+import { apiRequest } from '../../shared/http/request';
+import type { Dialect } from '../../shared/server/dialect';
 import { storedPhoneDigitsOf, storedPhoneFormsOf } from './phoneNumber';
 
 /**

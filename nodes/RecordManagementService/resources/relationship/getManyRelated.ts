@@ -1,15 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { listQueryOf, wantedRecords } from '../../shared/filters';
-import { relatedRecordSelect } from '../../shared/metadata';
-import { pathOf } from '../../shared/paths';
-import { searchQueryOf } from '../../shared/search';
-import { listRecords } from '../../shared/listing';
-import { metadataOnce } from '../../shared/listOrder';
-import { countedForModel } from '../../shared/tool';
-import { entityTypeOf, linkOf } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { listQueryOf, wantedRecords } from '../../shared/list/filters';
+import { relatedRecordSelect } from '../../shared/server/metadata';
+import { pathOf } from '../../shared/item/paths';
+import { searchQueryOf } from '../../shared/list/search';
+import { listRecords } from '../../shared/list/listing';
+import { metadataOnce } from '../../shared/list/listOrder';
+import { countedForModel } from '../../shared/tool/description';
+import { entityTypeOf, linkOf } from '../../shared/item/validation';
 
 /**
  * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers some related lists

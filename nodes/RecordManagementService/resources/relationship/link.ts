@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import type { Item } from '../../shared/item';
-import { pathOf } from '../../shared/paths';
-import { apiRequest } from '../../shared/transport';
-import { idsFrom, linkOf, recordIdOf, requireId } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import type { Item } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import { apiRequest } from '../../shared/http/request';
+import { idsFrom, linkOf, recordIdOf, requireId } from '../../shared/item/validation';
 
 export const relatedIdFields: INodeProperties[] = [
 	{

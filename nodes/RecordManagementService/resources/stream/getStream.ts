@@ -1,11 +1,11 @@
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { wantedRecords } from '../../shared/filters';
-import { pathOf } from '../../shared/paths';
-import { listRecords } from '../../shared/listing';
-import { requireWellFormed } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
+import { wantedRecords } from '../../shared/list/filters';
+import { pathOf } from '../../shared/item/paths';
+import { listRecords } from '../../shared/list/listing';
+import { requireWellFormed } from '../../shared/item/validation';
 
 const show = { resource: ['stream'], operation: ['getStream'] };
 

@@ -1,10 +1,10 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { routedItemOf } from '../../shared/item';
-import { resolvePath } from '../../shared/paths';
-import { outcomeItem } from '../../shared/transport';
-import { entityTypeOf } from '../../shared/validation';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
+import { routedItemOf } from '../../shared/item/item';
+import { resolvePath } from '../../shared/item/paths';
+import { outcomeItem } from '../../shared/http/request';
+import { entityTypeOf } from '../../shared/item/validation';
 import { getStreamFields } from './getStream';
 import { postFields } from './post';
 import { requireStream } from './streamScopes';

@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { asNodeError, readFailure } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { pathOf } from '../../shared/paths';
-import { apiRequest } from '../../shared/transport';
-import { entityTypeOf, recordIdOf } from '../../shared/validation';
+import { binaryFilesOf, uploadAttachment } from '../../shared/operation/attachments';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
+import { asNodeError, readFailure } from '../../shared/http/errors';
+import type { Item } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import { apiRequest } from '../../shared/http/request';
+import { entityTypeOf, recordIdOf } from '../../shared/item/validation';
 import { requireStream } from './streamScopes';
 
 const show = { resource: ['stream'], operation: ['post'] };

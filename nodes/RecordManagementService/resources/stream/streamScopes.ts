@@ -1,7 +1,7 @@
-import type { Item } from '../../shared/item';
-import { scopesOfRun } from '../../shared/metadata';
-import type { RequestContext } from '../../shared/transport';
-import { entityTypeParameterOf } from '../../shared/validation';
+import type { Item } from '../../shared/item/item';
+import { scopesOfRun } from '../../shared/server/metadata';
+import type { RequestContext } from '../../shared/http/request';
+import { entityTypeParameterOf } from '../../shared/item/validation';
 
 /** What EspoCRM does with each operation on a type without a stream, for the refusal's description. */
 const WITHOUT_STREAM = {

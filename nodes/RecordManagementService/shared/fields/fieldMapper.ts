@@ -2,7 +2,7 @@ import type { IDataObject, ResourceMapperField, ResourceMapperValue } from 'n8n-
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { isDateOnly, readMoment, serverDate, serverDateTime } from './dates';
-import type { Item } from './item';
+import type { Item } from '../item/item';
 
 /**
  * n8n's field mapper keeps, of each field, only its id, label and n8n type. Where two EspoCRM types share an n8n

@@ -17,8 +17,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiBaseUrl, redirectDecision } from '../../../shared/addresses';
-import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../shared/answerBody';
+import { apiBaseUrl, redirectDecision } from '../../../../shared/addresses';
+import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../../shared/answerBody';
 import type { Expected } from './answers';
 import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, megabytes, tooLarge } from './answers';
 import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, readFailure, secretsOf, unusableAnswer } from './errors';

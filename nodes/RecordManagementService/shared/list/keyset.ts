@@ -1,8 +1,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { inParallel } from './parallel';
-import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from './transport';
-import type { ListReply, RequestContext } from './transport';
+import { inParallel } from '../http/parallel';
+import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from '../http/request';
+import type { ListReply, RequestContext } from '../http/request';
 
 /**
  * A list order that paging can resume after the last record read (keyset paging): by `field`, then by ID, both in

@@ -1,9 +1,9 @@
-import { hmacAuthorization } from '../../../shared/hmac';
+import { hmacAuthorization } from '../../../../shared/hmac';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { LOCKED_RECORD, explainVersionRefusal } from './refusals';
-import { messageForModel, runsAsTool } from './tool';
+import { messageForModel, runsAsTool } from '../tool/description';
 
 /** What the node learns from a failed request: the status, the server's X-Status-Reason, and the body if any. */
 export interface FailedResponse {

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { KeysetOrder } from './keyset';
-import { apiRequest, runOf } from './transport';
-import type { RequestContext } from './transport';
+import { apiRequest, runOf } from '../http/request';
+import type { RequestContext } from '../http/request';
 
 /**
  * Field types that EspoCRM 8 and 9 sort by their own column, and compare in `where` (`greaterThan`, `equals`,

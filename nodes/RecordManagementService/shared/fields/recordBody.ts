@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties, ResourceMapperValue } from 'n8n-workflow';
 
 import { mappedFields } from './fieldMapper';
-import type { Item } from './item';
-import { checkLinkPairs } from './toolArguments';
-import { parseJsonObject } from './validation';
+import type { Item } from '../item/item';
+import { checkLinkPairs } from '../tool/arguments';
+import { parseJsonObject } from '../item/validation';
 
 /** The fields of the interface, each hidden for the built-in entity types that do not have it (any other type may). */
 export const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'string' | 'number'; notOn?: string[]; about: string }> = [

@@ -10,9 +10,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, isSafeObjectProperty } from 'n8n-workflow';
 
-import { messageForModel, runsAsTool } from './tool';
-import { checkToolArguments, withDeclaredTypes } from './toolArguments';
-import { runOf } from './transport';
+import { messageForModel, runsAsTool } from '../tool/description';
+import { checkToolArguments, withDeclaredTypes } from '../tool/arguments';
+import { runOf } from '../http/request';
 
 /**
  * One input item as the node's code sees it: its parameters, resolved for this item. Custom operations, the preSend

@@ -2,8 +2,8 @@ import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { BY_ID, listByKeyset, listInSegments } from './keyset';
 import type { KeysetOrder } from './keyset';
-import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from './transport';
-import type { ListReply, RequestContext } from './transport';
+import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from '../http/request';
+import type { ListReply, RequestContext } from '../http/request';
 
 /** The records of a list, each once, in the order they came. */
 class Records {

@@ -1,8 +1,8 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Item } from './item';
-import { apiRequest } from './transport';
+import type { Item } from '../item/item';
+import { apiRequest } from '../http/request';
 
 /** A file of the input item: the binary field it is in, and n8n's data about it. */
 export interface BinaryFile {

@@ -1,10 +1,10 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ofItem } from './item';
-import type { Item } from './item';
-import { CREDENTIAL_TYPE } from './transport';
-import type { RequestContext } from './transport';
+import { ofItem } from '../item/item';
+import type { Item } from '../item/item';
+import { CREDENTIAL_TYPE } from '../http/request';
+import type { RequestContext } from '../http/request';
 
 export type Dialect = 'standard' | 'espocrm';
 

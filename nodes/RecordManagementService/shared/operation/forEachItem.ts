@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { asNodeError } from './errors';
-import type { Item } from './item';
-import { itemOf } from './item';
-import { inParallel } from './parallel';
-import { withAdviceForModel } from './tool';
-import { withAllowedValues } from './toolErrors';
-import { runOf } from './transport';
+import { asNodeError } from '../http/errors';
+import type { Item } from '../item/item';
+import { itemOf } from '../item/item';
+import { inParallel } from '../http/parallel';
+import { withAdviceForModel } from '../tool/description';
+import { withAllowedValues } from './allowedValues';
+import { runOf } from '../http/request';
 
 /**
  * Lets the items of a custom operation read their parameters one at a time, and gives n8n a turn of the event loop

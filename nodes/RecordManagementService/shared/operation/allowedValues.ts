@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { runsAsTool } from './tool';
-import { apiRequest, runOf } from './transport';
+import { runsAsTool } from '../tool/description';
+import { apiRequest, runOf } from '../http/request';
 
 /** EspoCRM's reason for a value outside a field's list: `Field validation failure; entityType: Lead, field: status, type: valid.` */
 const NOT_ALLOWED = /entityType: (\w+), field: (\w+), type: valid/;

@@ -6,8 +6,8 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { RecordManagementServiceApi } from '../../../credentials/RecordManagementServiceApi.credentials';
-import { apiBaseUrl, redirectDecision } from '../../../shared/addresses';
+import { RecordManagementServiceApi } from '../../../../credentials/RecordManagementServiceApi.credentials';
+import { apiBaseUrl, redirectDecision } from '../../../../shared/addresses';
 
 /**
  * The Test button (and Save) of the credential. It asks what every request of the node asks, signed as every

@@ -1,9 +1,9 @@
 import type { DateTime } from 'luxon';
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { isDateOnly, readMoment, serverDateTime, todayIn, wallClock } from './dates';
-import type { Item } from './item';
-import { parseJsonParameter, requireWellFormed } from './validation';
+import { isDateOnly, readMoment, serverDateTime, todayIn, wallClock } from '../fields/dates';
+import type { Item } from '../item/item';
+import { parseJsonParameter, requireWellFormed } from '../item/validation';
 
 type Show = NonNullable<INodeProperties['displayOptions']>['show'];
 

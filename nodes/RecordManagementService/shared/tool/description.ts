@@ -1,8 +1,8 @@
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { Item } from './item';
-import type { ListOptions } from './listing';
+import type { Item } from '../item/item';
+import type { ListOptions } from '../list/listing';
 
 /**
  * Whether the node runs as a tool of an AI agent: n8n offers every `usableAsTool` node a second type, named like the

@@ -2,7 +2,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 
 import { dialectOf } from './dialect';
 import { chosenEntityType } from './metadata';
-import { apiRequest } from './transport';
+import { apiRequest } from '../http/request';
 
 const SEARCH_PAGE_SIZE = 50;
 

@@ -6,8 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { parameterOfItem } from './item';
-import { runsAsTool } from './tool';
+import { parameterOfItem } from '../item/item';
+import { runsAsTool } from '../tool/description';
 
 /**
  * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create, Update, Create or

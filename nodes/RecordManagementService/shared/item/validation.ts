@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
-import { asNodeError } from './errors';
+import { asNodeError } from '../http/errors';
 import type { Item } from './item';
-import { brokenTextIn } from './text';
+import { brokenTextIn } from '../http/text';
 
 /** Entity type and relationship names become path segments: only plain identifiers can never reach another path. */
 const PLAIN_IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;

@@ -1,10 +1,10 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { Dialect } from './dialect';
-import { dialectOf } from './dialect';
-import type { Item } from './item';
-import { chosenEntityType, readServer } from './metadata';
-import { requireWellFormed } from './validation';
+import type { Dialect } from '../server/dialect';
+import { dialectOf } from '../server/dialect';
+import type { Item } from '../item/item';
+import { chosenEntityType, readServer } from '../server/metadata';
+import { requireWellFormed } from '../item/validation';
 
 /**
  * EspoCRM's own ways of finding records, as its list views offer them: the search box (`textFilter`), the filter

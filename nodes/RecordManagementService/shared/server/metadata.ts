@@ -8,15 +8,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { ENTITY_TYPE_OPTIONS } from './descriptions';
+import { ENTITY_TYPE_OPTIONS } from '../fields/target';
 import { dialectOf } from './dialect';
-import { readFailure } from './errors';
-import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from './fieldMapper';
-import type { Item } from './item';
-import { INTERFACE_FIELDS } from './recordFields';
-import { apiRequest, runOf } from './transport';
-import type { RequestContext } from './transport';
-import { entityTypeOf } from './validation';
+import { readFailure } from '../http/errors';
+import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from '../fields/fieldMapper';
+import type { Item } from '../item/item';
+import { INTERFACE_FIELDS } from '../fields/recordBody';
+import { apiRequest, runOf } from '../http/request';
+import type { RequestContext } from '../http/request';
+import { entityTypeOf } from '../item/validation';
 
 /**
  * The form's lists. With the EspoCRM server they come from `GET /Metadata` and, for the labels users know from the
