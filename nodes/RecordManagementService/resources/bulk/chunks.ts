@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { dialectOf } from '../../shared/server/dialect';
 import type { Dialect } from '../../shared/server/dialect';
 import { asNodeError } from '../../shared/http/errors';
-import type { FailedResponse } from '../../shared/http/errors';
+import type { FailedResponse } from '../../shared/http/failure';
 import type { Item } from '../../shared/item/item';
 import { itemOf } from '../../shared/item/item';
 import { inParallel } from '../../shared/http/parallel';

@@ -7,7 +7,7 @@ import { entityDefsOfRun, keysetOrderOf, mayFollowOn } from '../../shared/list/l
 import { pathOf } from '../../shared/item/paths';
 import { searchQueryOf } from '../../shared/list/search';
 import { listRecords } from '../../shared/list/listing';
-import { countedForModel } from '../../shared/tool/description';
+import { countedForModel } from '../../shared/list/counted';
 import { entityTypeOf } from '../../shared/item/validation';
 
 /**

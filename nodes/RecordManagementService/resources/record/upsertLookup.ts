@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { forItem, readFailure } from '../../shared/http/errors';
+import { forItem } from '../../shared/http/errors';
+import { readFailure } from '../../shared/http/failure';
 import { listRecords } from '../../shared/list/listing';
 import { apiRequest } from '../../shared/http/request';
 import type { Dialect } from '../../shared/server/dialect';

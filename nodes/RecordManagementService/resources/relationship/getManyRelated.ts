@@ -8,7 +8,7 @@ import { pathOf } from '../../shared/item/paths';
 import { searchQueryOf } from '../../shared/list/search';
 import { listRecords } from '../../shared/list/listing';
 import { metadataOnce } from '../../shared/list/listOrder';
-import { countedForModel } from '../../shared/tool/description';
+import { countedForModel } from '../../shared/list/counted';
 import { entityTypeOf, linkOf } from '../../shared/item/validation';
 
 /**

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { RECORD_URL } from '../item/validation';
+import { RECORD_URL } from '../../../../shared/recordAddress';
 
 /**
  * The parameters that several operations share: what the request is about (entity type, record, relationship) and

@@ -1,6 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { redact, unusableAnswer } from './errors';
+import { unusableAnswer } from './errors';
+import { redact } from './failure';
 
 /**
  * What the node accepts as an answer, checked before the answer becomes an item: its size (read from a stream, so

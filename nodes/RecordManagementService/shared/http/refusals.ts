@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { FailedResponse } from './errors';
+import type { FailedResponse } from './failure';
 
 /**
  * Refusals that came with an EspoCRM release, explained in the user's terms (what happened, who can change it, and

@@ -21,8 +21,9 @@ import { apiBaseUrl, redirectDecision } from '../../../../shared/addresses';
 import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../../shared/answerBody';
 import type { Expected } from './answers';
 import { MAX_ERROR_ANSWER_BYTES, MAX_JSON_ANSWER_BYTES, checkAnswer, megabytes, tooLarge } from './answers';
-import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, readFailure, secretsOf, unusableAnswer } from './errors';
-import type { FailedResponse } from './errors';
+import { UnusableAnswerError, apiError, asNodeError, credentialLoadError, unusableAnswer } from './errors';
+import { readFailure, secretsOf } from './failure';
+import type { FailedResponse } from './failure';
 import { brokenTextIn, mendedBody } from './text';
 
 /** A postReceive of the node's own (a function, as Download's), not one of n8n's declarative actions. */

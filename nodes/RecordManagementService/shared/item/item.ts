@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, isSafeObjectProperty } from 'n8n-workflow';
 
-import { messageForModel, runsAsTool } from '../tool/description';
+import { messageForModel, runsAsTool } from '../tool/mode';
 import { checkToolArguments, withDeclaredTypes } from '../tool/arguments';
 import { runOf } from '../http/request';
 

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
+import { RECORD_URL } from '../../../../shared/recordAddress';
 import { asNodeError } from '../http/errors';
 import type { Item } from './item';
 import { brokenTextIn } from '../http/text';
@@ -8,8 +9,6 @@ import { brokenTextIn } from '../http/text';
 /** Entity type and relationship names become path segments: only plain identifiers can never reach another path. */
 const PLAIN_IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
 
-/** A record's web address in EspoCRM, such as https://crm.example.com/#Contact/view/6b02e09eadb4139af. */
-export const RECORD_URL = 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)';
 const RECORD_URL_ONLY = new RegExp(`^${RECORD_URL}.*$`);
 
 export function requirePlainIdentifier(item: Item, value: unknown, parameter: string): string {

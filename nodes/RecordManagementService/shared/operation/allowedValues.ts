@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { runsAsTool } from '../tool/description';
+import { runsAsTool } from '../tool/mode';
 import { apiRequest, runOf } from '../http/request';
 
 /** EspoCRM's reason for a value outside a field's list: `Field validation failure; entityType: Lead, field: status, type: valid.` */

@@ -5,7 +5,7 @@ import { asNodeError } from '../http/errors';
 import type { Item } from '../item/item';
 import { itemOf } from '../item/item';
 import { inParallel } from '../http/parallel';
-import { withAdviceForModel } from '../tool/description';
+import { withAdviceForModel } from '../tool/mode';
 import { withAllowedValues } from './allowedValues';
 import { runOf } from '../http/request';
 

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { parameterOfItem } from '../item/item';
-import { runsAsTool } from '../tool/description';
+import { runsAsTool } from '../tool/mode';
 
 /**
  * Simplify: a compact form of the records that Get, Get Many and Get Many Related return (and Create, Update, Create or

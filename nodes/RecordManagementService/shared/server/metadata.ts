@@ -10,7 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ENTITY_TYPE_OPTIONS } from '../fields/target';
 import { dialectOf } from './dialect';
-import { readFailure } from '../http/errors';
+import { readFailure } from '../http/failure';
 import { LABEL_DATE_ONLY, LABEL_DATE_OR_DATE_TIME, LABEL_LIST } from '../fields/fieldMapper';
 import type { Item } from '../item/item';
 import { INTERFACE_FIELDS } from '../fields/recordBody';

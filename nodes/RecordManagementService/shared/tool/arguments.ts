@@ -1,7 +1,7 @@
 import type { FromAIArgument, IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError, extractFromAICalls } from 'n8n-workflow';
 
-import { RECORD_URL } from '../item/validation';
+import { RECORD_URL } from '../../../../shared/recordAddress';
 
 /**
  * The arguments an AI agent's model gives a tool (`$fromAI(key, description, type)` in its parameters), checked
