@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { apiBaseUrl, redirectDecision } from '../shared/addresses';
+import { apiBaseUrl, followRedirects } from '../shared/addresses';
 import { isBodyStream, parseJsonAnswer, readUpTo } from '../shared/answerBody';
 import { hmacAuthorization } from '../shared/hmac';
 
@@ -182,7 +182,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 		if (credentials.ignoreSslIssues === true) options.skipSslCertificateValidation = true;
 		// n8n's helper follows redirects and carries custom headers (X-Api-Key, X-Hmac-Authorization, Espo-Authorization)
 		// to any host, Authorization too by default. No request with a credential follows one: the node's transport
-		// follows those within the origin itself (redirectDecision), every other caller gets the 3xx as an error.
+		// follows those within the origin itself (followRedirects, shared/addresses.ts), every other caller gets the 3xx as an
+		// error.
 		options.disableFollowRedirect = true;
 		options.sendCredentialsOnCrossOriginRedirect = false;
 
@@ -240,13 +241,15 @@ const MAX_TOKEN_REDIRECTS = 3;
 const MAX_TOKEN_REPLY_BYTES = 64 * 1024;
 
 async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
-	let url = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
-	let reply: { access_token?: unknown } | undefined;
-	for (let redirects = 0; ; redirects++) {
-		try {
+	const tokenUrl = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
+	const reply = await followRedirects({
+		from: () => tokenUrl,
+		method: 'POST',
+		max: MAX_TOKEN_REDIRECTS,
+		attempt: async (address) => {
 			const response = (await helper.helpers.httpRequest({
 				method: 'POST',
-				url,
+				url: address ?? tokenUrl,
 				headers: { 'Content-Type': 'application/json' },
 				body: {
 					grant_type: 'client_credentials',
@@ -255,7 +258,7 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 				},
 				json: true,
 				skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-				// A 307 would post the client secret wherever it points: redirects are decided below.
+				// A 307 would post the client secret wherever it points: redirects are decided by followRedirects.
 				disableFollowRedirect: true,
 				sendCredentialsOnCrossOriginRedirect: false,
 				timeout: TOKEN_TIMEOUT_MS,
@@ -269,20 +272,24 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 					`The token reply of POST /Auth is larger than ${MAX_TOKEN_REPLY_BYTES / 1024} KB: the node stopped reading it. Check that the Base URL points at the API.`,
 				);
 			}
-			reply = parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
-			break;
-		} catch (error) {
-			const response = (error as { response?: { status?: number; headers?: Record<string, unknown>; data?: { destroy?: () => void } } }).response;
+			return parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
+		},
+		redirectOf: (outcome) => {
+			if (!('error' in outcome)) return undefined;
+			const response = (outcome.error as { response?: { status?: number; headers?: Record<string, unknown>; data?: { destroy?: () => void } } }).response;
 			const status = response?.status ?? 0;
-			if (status < 300 || status > 399 || response?.headers?.location === undefined) throw error;
+			if (status < 300 || status > 399 || response?.headers?.location === undefined) return undefined;
 			// A redirect's own body is not read (other errors' bodies are, up to a bound, for their message).
 			response.data?.destroy?.();
-			const decision = redirectDecision(url, 'POST', status, response.headers.location);
-			if ('refuse' in decision) throw new Error(`POST /Auth: ${decision.refuse}. Check the Base URL of the credential.`);
-			if (redirects >= MAX_TOKEN_REDIRECTS) throw new Error(`POST /Auth was redirected more than ${MAX_TOKEN_REDIRECTS} times: check the Base URL of the credential.`);
-			url = decision.follow.href;
-		}
-	}
+			return { status, location: response.headers.location };
+		},
+		refuse: ({ message, tooMany }) =>
+			new Error(
+				message !== undefined
+					? `POST /Auth: ${message}. Check the Base URL of the credential.`
+					: `POST /Auth was redirected more than ${tooMany} times: check the Base URL of the credential.`,
+			),
+	});
 
 	if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
 		throw new Error(

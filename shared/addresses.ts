@@ -54,3 +54,49 @@ export function redirectDecision(from: string, method: string | undefined, statu
 	}
 	return { follow: target };
 }
+
+/** A redirect a request met: its status and where it points. */
+export interface Redirected {
+	status: number;
+	location: unknown;
+}
+
+/** Why a redirect was not followed: `redirectDecision`'s message, or `tooMany` when the most were followed already. */
+export interface RedirectRefusal {
+	status: number;
+	message?: string;
+	tooMany?: number;
+}
+
+/**
+ * One request that follows the redirects it meets, as `redirectDecision` allows and `max` times at most: the one way
+ * the node's requests, the credential's token request and the credential test follow redirects (each turns n8n's
+ * own following off). `attempt` sends to an address (`hops` redirects after the first); `redirectOf` tells a redirect
+ * in what it answered or threw; `refuse` makes the error of a redirect not followed. `from` is the first address,
+ * asked for only when a redirect comes (the request was sent, so it is one).
+ */
+export async function followRedirects<T>(request: {
+	from: () => string;
+	method: string | undefined;
+	max: number;
+	attempt: (address: string | undefined, hops: number) => Promise<T>;
+	redirectOf: (outcome: { answer: T } | { error: unknown }) => Promise<Redirected | undefined> | Redirected | undefined;
+	refuse: (refusal: RedirectRefusal) => Error;
+}): Promise<T> {
+	let address: string | undefined;
+	for (let hops = 0; ; hops++) {
+		let redirected: Redirected | undefined;
+		try {
+			const answer = await request.attempt(address, hops);
+			redirected = await request.redirectOf({ answer });
+			if (!redirected) return answer;
+		} catch (error) {
+			redirected = await request.redirectOf({ error });
+			if (!redirected) throw error;
+		}
+		const decision = redirectDecision((address ??= request.from()), request.method, redirected.status, redirected.location);
+		if ('refuse' in decision) throw request.refuse({ status: redirected.status, message: decision.refuse });
+		if (hops >= request.max) throw request.refuse({ status: redirected.status, tooMany: request.max });
+		address = decision.follow.href;
+	}
+}

@@ -30,13 +30,13 @@ import {
 	getLinks,
 	getMappingFields,
 	getSortableFields,
-} from './shared/server/metadata';
+} from './shared/server/formLists';
 import { recordBodyFields } from './shared/fields/recordBody';
-import { searchRecords } from './shared/server/recordSearch';
+import { searchRecords } from './shared/list/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/list/search';
 import { simplifyFields, withSimplify } from './shared/operation/simplify';
 import { toolDescriptionFields } from './shared/tool/description';
-import { routeRequest } from './shared/http/request';
+import { routeRequest } from './shared/http/routing';
 
 /** The operation selector of each resource, in the order the form shows them. */
 const operationSelectors = [recordOperations, relationshipOperations, bulkOperations, leadOperations, emailOperations, attachmentOperations, streamOperations];

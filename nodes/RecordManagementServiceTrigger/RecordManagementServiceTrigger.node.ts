@@ -5,10 +5,10 @@ import { withRemedyInMessage } from '../RecordManagementService/shared/operation
 import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
 import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/fields/target';
 import { filterFields } from '../RecordManagementService/shared/list/filters';
-import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/server/metadata';
-import { searchRecords } from '../RecordManagementService/shared/server/recordSearch';
+import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/server/formLists';
+import { searchRecords } from '../RecordManagementService/shared/list/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/list/search';
-import { NOTE_TYPES, streamOfField } from '../RecordManagementService/resources/stream/getStream';
+import { NOTE_TYPES, streamOfField } from '../RecordManagementService/shared/list/notes';
 import { pollChanges } from './poll';
 
 /** The list parameters of the record events; a stream has its own (Stream Of, Record, Note Types). */

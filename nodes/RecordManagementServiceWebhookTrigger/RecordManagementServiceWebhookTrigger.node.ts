@@ -3,7 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
 import { entityTypeFields } from '../RecordManagementService/shared/fields/target';
-import { getEntityTypes, getFields } from '../RecordManagementService/shared/server/metadata';
+import { getEntityTypes, getFields } from '../RecordManagementService/shared/server/formLists';
 import { lifecycle, receive } from './webhooks';
 
 export class RecordManagementServiceWebhookTrigger implements INodeType {

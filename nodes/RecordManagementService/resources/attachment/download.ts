@@ -1,8 +1,18 @@
 import type { IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { megabytes } from '../../shared/http/answers';
+import type { ReadLimit } from '../../shared/http/request';
 import { routedItemOf } from '../../shared/item/item';
 
 const show = { operation: ['download'] };
+
+/** The most a download may be, read before it becomes binary data. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+export const FILE_LIMIT: ReadLimit = {
+	bytes: MAX_FILE_BYTES,
+	what: `Downloads are read up to ${megabytes(MAX_FILE_BYTES)}, far above what EspoCRM accepts as an upload by default.`,
+};
 
 export const downloadFields: INodeProperties[] = [
 	{

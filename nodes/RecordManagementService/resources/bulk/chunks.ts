@@ -8,8 +8,10 @@ import type { FailedResponse } from '../../shared/http/failure';
 import type { Item } from '../../shared/item/item';
 import { itemOf } from '../../shared/item/item';
 import { inParallel } from '../../shared/http/parallel';
-import { outcomeUnknown, runOf, send } from '../../shared/http/request';
+import { send } from '../../shared/http/request';
 import type { ApiRequest } from '../../shared/http/request';
+import type { Run } from '../../shared/http/run';
+import { outcomeUnknown } from '../../shared/http/send';
 import { entityTypeOf, idsFrom } from '../../shared/item/validation';
 
 const show = { operation: ['massUpdate', 'massDelete'] };
@@ -80,8 +82,8 @@ interface GatheredIds {
  * Reads the IDs of one input item. From a field, the field name is read once (as item 0 gives it) and each item's
  * JSON is looked into directly, with no expression to resolve per item.
  */
-function idReader(context: IExecuteFunctions): { idsOf: (item: Item) => string[]; none: string } {
-	const first = itemOf(context, 0);
+function idReader(run: Run<IExecuteFunctions>): { idsOf: (item: Item) => string[]; none: string } {
+	const first = itemOf(run, 0);
 	if (first.parameter<string>('idSource', 'field') === 'expression') {
 		return {
 			idsOf: (item) => idsFrom(item, item.parameter('ids'), 'Record IDs'),
@@ -105,28 +107,29 @@ function idReader(context: IExecuteFunctions): { idsOf: (item: Item) => string[]
  * An item that gives no ID is left out (a way to pick items); if none gives one, nothing is sent and the node fails.
  * An entry that is not an ID is an error of its item.
  */
-export function gatherIds(context: IExecuteFunctions): GatheredIds {
-	const { idsOf, none } = idReader(context);
+export function gatherIds(run: Run<IExecuteFunctions>): GatheredIds {
+	const { context, node } = run;
+	const { idsOf, none } = idReader(run);
 	const byId = new Map<string, Set<number>>();
 	const refused: INodeExecutionData[] = [];
 	const count = context.getInputData().length;
 	for (let index = 0; index < count; index++) {
 		try {
-			for (const id of idsOf(itemOf(context, index))) byId.set(id, (byId.get(id) ?? new Set()).add(index));
+			for (const id of idsOf(itemOf(run, index))) byId.set(id, (byId.get(id) ?? new Set()).add(index));
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, index);
+			const nodeError = asNodeError(node, error, index);
 			if (!context.continueOnFail()) throw nodeError;
 			refused.push({ json: {}, error: nodeError, pairedItem: { item: index } });
 		}
 	}
 	if (byId.size === 0 && refused.length === 0) {
-		throw new NodeOperationError(context.getNode(), none, {
+		throw new NodeOperationError(node, none, {
 			description: 'Nothing was sent. Check "Record IDs From": the field name (for example "id") or the expression (for example {{ $json.id }}).',
 		});
 	}
-	const chunkSize = itemOf(context, 0).parameter<number>('chunkSize', 100);
+	const chunkSize = itemOf(run, 0).parameter<number>('chunkSize', 100);
 	if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-		throw new NodeOperationError(context.getNode(), `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
+		throw new NodeOperationError(node, `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
 	}
 	const entries = [...byId.entries()];
 	const chunks: Chunk[] = [];
@@ -153,23 +156,23 @@ export interface ChunkOutcome {
  * is sent.
  */
 export async function sendInChunks(
-	context: IExecuteFunctions,
+	run: Run<IExecuteFunctions>,
 	requestFor: (entityType: string, ids: string[], dialect: Dialect) => ApiRequest,
 	describe: (chunk: Chunk, outcome: ChunkOutcome) => IDataObject,
 ): Promise<INodeExecutionData[][]> {
-	const first = itemOf(context, 0);
-	const entityType = entityTypeOf(first);
-	const { chunks, refused } = gatherIds(context);
-	const dialect = await dialectOf(context);
+	const { context, node } = run;
+	const entityType = entityTypeOf(itemOf(run, 0));
+	const { chunks, refused } = gatherIds(run);
+	const dialect = await dialectOf(run);
 	const outputs: INodeExecutionData[] = new Array(chunks.length);
-	await inParallel(chunks.length, runOf(context).settings.maxParallel, async (index) => {
+	await inParallel(chunks.length, run.settings.maxParallel, async (index) => {
 		const chunk = chunks[index];
 		const itemIndex = chunk.pairedItem[0].item;
 		try {
-			const { body, earlierFailures } = await send<unknown>(context, itemIndex, requestFor(entityType, chunk.ids, dialect));
+			const { body, earlierFailures } = await send<unknown>(run, itemIndex, requestFor(entityType, chunk.ids, dialect));
 			outputs[index] = { json: { entityType, ...describe(chunk, { reply: body, earlierFailures }) }, pairedItem: chunk.pairedItem };
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, itemIndex);
+			const nodeError = asNodeError(node, error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;
 			outputs[index] = { json: { entityType, ids: chunk.ids }, error: nodeError, pairedItem: chunk.pairedItem };
 		}

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { runOf } from '../../shared/http/run';
 import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
 export const massDeleteNotice: INodeProperties = {
@@ -16,7 +17,7 @@ export const massDeleteNotice: INodeProperties = {
  */
 export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await sendInChunks(
-		this,
+		runOf(this),
 		(entityType, ids, dialect) =>
 			dialect === 'espocrm'
 				? { method: 'POST', url: '/MassAction', body: { entityType, action: 'delete', params: { ids } }, idempotent: true }

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { Run } from '../../shared/http/run';
+import { runOf } from '../../shared/http/run';
 import { binaryFilesOf, uploadAttachment } from '../../shared/operation/attachments';
 import type { BinaryFile } from '../../shared/operation/attachments';
 import { forEachItem } from '../../shared/operation/forEachItem';
@@ -185,8 +187,8 @@ function addressesOf(item: Item, value: unknown, parameter: string): string[] {
 }
 
 /** The binary fields named by the Attachments option; each must exist on the item. */
-function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, dialect: Dialect): BinaryFile[] {
-	const files = binaryFilesOf(context, item, names, 'Attachments');
+function attachmentsOf(run: Run<IExecuteFunctions>, item: Item, names: unknown, dialect: Dialect): BinaryFile[] {
+	const files = binaryFilesOf(run, item, names, 'Attachments');
 	if (files.length && dialect !== 'espocrm') {
 		throw item.refuse(
 			'Attachments',
@@ -202,8 +204,9 @@ function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, d
  * an e-mail whose status is "Sending", needs a sender, and keeps the subject in the field `name`.
  */
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
-	return await forEachItem(this, async (item) => {
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
+	return await forEachItem(run, async (item) => {
 		const options = item.parameter<IDataObject>('emailOptions', {});
 		const to = addressesOf(item, item.parameter('to'), 'To');
 		if (to.length === 0) throw item.refuse('To', 'has no address', 'Give at least one recipient, such as ada@example.com.');
@@ -213,12 +216,12 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		if (dialect === 'espocrm' && !from) throw item.refuse('From', 'is empty', 'EspoCRM needs the sender address to send an e-mail.');
 		const cc = addressesOf(item, options.cc, 'CC');
 		const bcc = addressesOf(item, options.bcc, 'BCC');
-		const attachments = attachmentsOf(this, item, options.attachments, dialect);
+		const attachments = attachmentsOf(run, item, options.attachments, dialect);
 		const subject = item.parameter<string>('subject', '');
 
 		const attachmentsIds: string[] = [];
 		for (const attachment of attachments) {
-			attachmentsIds.push(await uploadAttachment(this, item, attachment, { relatedType: 'Email', field: 'attachments' }));
+			attachmentsIds.push(await uploadAttachment(run, item, attachment, { relatedType: 'Email', field: 'attachments' }));
 		}
 		const email: IDataObject = {
 			to: to.join(';'),
@@ -238,7 +241,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		};
 		let sent: IDataObject;
 		try {
-			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email, expect: 'record' });
+			sent = await apiRequest(run, item.index, { method: 'POST', url: '/Email', body: email, expect: 'record' });
 		} catch (error) {
 			const nodeError = asNodeError(item.node, error, item.index);
 			if (attachmentsIds.length) {

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runOf } from '../../shared/http/run';
 import { OneAtATime, forEachItem } from '../../shared/operation/forEachItem';
 import { recordLocator } from '../../shared/fields/target';
 import { dialectOf } from '../../shared/server/dialect';
@@ -109,9 +110,10 @@ const CREATED_IDS = ['createdAccountId', 'createdContactId', 'createdOpportunity
  * Items about the same lead run one after another, so that two of them cannot both find it unconverted.
  */
 export async function convert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
 	const sameLead = new OneAtATime();
-	return await forEachItem(this, async (item) => {
+	return await forEachItem(run, async (item) => {
 		const leadId = recordIdOf(item, 'leadId', 'Lead');
 		const records = recordsToCreate(item);
 		const ifConverted = item.parameter<string>('ifConverted', 'error');
@@ -119,7 +121,7 @@ export async function convert(this: IExecuteFunctions): Promise<INodeExecutionDa
 
 		return await sameLead.run(leadId, async () => {
 			if (ifConverted !== 'convertAgain') {
-				const lead = await apiRequest(this, item.index, { method: 'GET', url: leadPath, expect: 'record' });
+				const lead = await apiRequest(run, item.index, { method: 'GET', url: leadPath, expect: 'record' });
 				if (lead.status === 'Converted') {
 					const created = Object.fromEntries(CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]));
 					if (ifConverted === 'skip') return { id: leadId, alreadyConverted: true, ...created };
@@ -133,8 +135,8 @@ export async function convert(this: IExecuteFunctions): Promise<INodeExecutionDa
 			}
 			const reply =
 				dialect === 'espocrm'
-					? await apiRequest(this, item.index, { method: 'POST', url: '/Lead/action/convert', body: { id: leadId, records } })
-					: await apiRequest(this, item.index, { method: 'POST', url: `${leadPath}/action/convert`, body: { records } });
+					? await apiRequest(run, item.index, { method: 'POST', url: '/Lead/action/convert', body: { id: leadId, records } })
+					: await apiRequest(run, item.index, { method: 'POST', url: `${leadPath}/action/convert`, body: { records } });
 			return reply !== null && typeof reply === 'object' ? reply : { id: leadId, converted: true };
 		});
 	});

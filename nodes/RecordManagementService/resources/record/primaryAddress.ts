@@ -2,7 +2,6 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Item } from '../../shared/item/item';
 import { apiRequest } from '../../shared/http/request';
-import type { RequestContext } from '../../shared/http/request';
 import { storedPhoneDigitsOf } from './phoneNumber';
 
 /**
@@ -18,7 +17,6 @@ import { storedPhoneDigitsOf } from './phoneNumber';
  * 7.x only: from 8.0 on the answer lists the value written. An update that sends the list itself is left as it is.
  */
 export async function withPrimaryAddressesKept(
-	context: RequestContext,
 	item: Item,
 	path: string,
 	body: IDataObject,
@@ -37,7 +35,7 @@ export async function withPrimaryAddressesKept(
 		lists[`${field}Data`] = [{ ...primary, [key]: value.trim(), primary: true }, ...others.map((entry) => ({ ...entry, primary: false }))];
 	}
 	if (Object.keys(lists).length === 0) return written;
-	return await apiRequest(context, item.index, { method: 'PUT', url: `${path}/${encodeURIComponent(String(written.id))}`, expect: 'record', body: lists });
+	return await apiRequest(item.run, item.index, { method: 'PUT', url: `${path}/${encodeURIComponent(String(written.id))}`, expect: 'record', body: lists });
 }
 
 /** The key of an entry of the list: `emailAddress` of an e-mail field, `phoneNumber` of a phone field. */

@@ -1,17 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ItemTurns } from '../../shared/operation/forEachItem';
+import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/fields/recordBody';
+import { asNodeError } from '../../shared/http/errors';
+import { apiRequest } from '../../shared/http/request';
+import type { ApiRequest } from '../../shared/http/request';
+import { runOf } from '../../shared/http/run';
+import { itemOf } from '../../shared/item/item';
+import type { Item } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/item/validation';
+import { ItemTurns, failureOf } from '../../shared/operation/forEachItem';
 import { dialectOf } from '../../shared/server/dialect';
 import type { Dialect } from '../../shared/server/dialect';
-import { asNodeError } from '../../shared/http/errors';
-import type { Item } from '../../shared/item/item';
-import { itemOf } from '../../shared/item/item';
-import { pathOf } from '../../shared/item/paths';
-import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/fields/recordBody';
-import { apiRequest, runOf } from '../../shared/http/request';
-import type { ApiRequest } from '../../shared/http/request';
-import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/item/validation';
 import { withStatusThroughPipeline } from './pipelines';
 import { withPrimaryAddressesKept } from './primaryAddress';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';
@@ -131,11 +132,11 @@ class MatchedRecords {
 const idsOf = (records: IDataObject[]) => records.map((record) => String(record.id));
 
 /** The item's write: POST when no record has the value, PUT to the one that has it (or each, with "Update All of Them"). */
-async function write(context: IExecuteFunctions, upsert: Upsert, records: MatchedRecords, stopped: () => boolean): Promise<IDataObject[]> {
+async function write(upsert: Upsert, records: MatchedRecords, stopped: () => boolean): Promise<IDataObject[]> {
 	const { item, path, matchField, matchValue, lookedUp, entityType, body, options } = upsert;
 	let ids: string[];
 	if (records.lookAgain) {
-		ids = idsOf(await lookUpOne(context, item.index, path, matchField, lookedUp));
+		ids = idsOf(await lookUpOne(item.run, item.index, path, matchField, lookedUp));
 		records.lookAgain = false;
 	} else {
 		ids = records.ids ?? idsOf(await records.found);
@@ -147,14 +148,14 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	// the value's next item looks again instead of trusting what this run knew.
 	const send = async (request: ApiRequest) => {
 		try {
-			return await apiRequest(context, item.index, { ...request, expect: 'record' });
+			return await apiRequest(item.run, item.index, { ...request, expect: 'record' });
 		} catch (error) {
 			records.lookAgain = true;
 			throw asNodeError(item.node, error, item.index);
 		}
 	};
 	// On EspoCRM 10 with pipelines, a status written is set through the record's pipeline stage (pipelines.ts).
-	const throughPipeline = async (sent: IDataObject, written: IDataObject) => await withStatusThroughPipeline(context, item, entityType, path, sent, written);
+	const throughPipeline = async (sent: IDataObject, written: IDataObject) => await withStatusThroughPipeline(item, entityType, path, sent, written);
 	if (ids.length === 0) {
 		const sent = { [matchField]: matchValue, ...body };
 		const created = await send({ method: 'POST', url: path, body: sent, headers: duplicateCheckHeaders(options) });
@@ -175,7 +176,7 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	for (const id of ids) {
 		const written = await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body });
 		// EspoCRM 7.5 keeps the old address of a field written without its list (primaryAddress.ts).
-		updated.push(await throughPipeline(body, await withPrimaryAddressesKept(context, item, path, body, written)));
+		updated.push(await throughPipeline(body, await withPrimaryAddressesKept(item, path, body, written)));
 	}
 	return updated;
 }
@@ -191,17 +192,19 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
  * record, the others update it; no value is looked up twice, unless a create of it failed.
  */
 export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const run = runOf(this);
 	const count = this.getInputData().length;
-	const dialect = await dialectOf(this);
+	const dialect = await dialectOf(run);
 	const turns = new ItemTurns();
 	const groups = new Map<string, LookupGroup>();
 	const byValue = new Map<string, MatchedRecords>();
 	const results: INodeExecutionData[][] = new Array(count);
 	const writes: Array<Promise<void>> = [];
-	// Without "Continue on fail", the first failure fails the node: nothing further is sent.
+	// Without "Continue on fail", the first failure fails the node: nothing further is sent. An item fails as every
+	// custom operation's item does (failureOf: as a tool, with the allowed values and the advice for the model).
 	let failure: { error: Error } | undefined;
-	const fail = (index: number, error: unknown) => {
-		const nodeError = asNodeError(runOf(this).node, error, index);
+	const fail = async (index: number, error: unknown) => {
+		const nodeError = await failureOf(run, index, error);
 		if (this.continueOnFail()) results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
 		else failure ??= { error: nodeError };
 	};
@@ -209,9 +212,9 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let index = 0; index < count && !failure; index++) {
 		let upsert: Upsert;
 		try {
-			upsert = await turns.run(async () => read(itemOf(this, index), dialect));
+			upsert = await turns.run(async () => read(itemOf(run, index), dialect));
 		} catch (error) {
-			fail(index, error);
+			await fail(index, error);
 			continue;
 		}
 		const group = JSON.stringify([upsert.path, upsert.matchField]);
@@ -220,7 +223,7 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (!records) {
 			let lookups = groups.get(group);
 			if (!lookups) {
-				lookups = new LookupGroup(this, upsert.path, upsert.matchField, upsert.options.valuesPerLookup as number | undefined ?? DEFAULT_VALUES_PER_LOOKUP);
+				lookups = new LookupGroup(run, upsert.path, upsert.matchField, upsert.options.valuesPerLookup as number | undefined ?? DEFAULT_VALUES_PER_LOOKUP);
 				groups.set(group, lookups);
 			}
 			records = new MatchedRecords(lookups.find(upsert.lookedUp, index));
@@ -230,10 +233,10 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const written = matched.tail.then(async () => {
 			if (failure) return;
 			try {
-				const output = await write(this, upsert, matched, () => failure !== undefined);
+				const output = await write(upsert, matched, () => failure !== undefined);
 				results[index] = output.map((json) => ({ json, pairedItem: { item: index } }));
 			} catch (error) {
-				fail(index, error);
+				await fail(index, error);
 			}
 		});
 		matched.tail = written;

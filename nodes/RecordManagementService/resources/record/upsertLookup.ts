@@ -1,9 +1,10 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { forItem } from '../../shared/http/errors';
 import { readFailure } from '../../shared/http/failure';
-import { listRecords } from '../../shared/list/listing';
 import { apiRequest } from '../../shared/http/request';
+import type { Run } from '../../shared/http/run';
+import { listRecords } from '../../shared/list/listing';
 import type { Dialect } from '../../shared/server/dialect';
 import { storedPhoneDigitsOf, storedPhoneFormsOf } from './phoneNumber';
 
@@ -108,9 +109,9 @@ interface Wanted extends MatchValue {
  * The records that have one match value, exactly as the server answers `equals` (`in` for its several forms):
  * used where a shared look-up cannot tell which of its records belong to which value.
  */
-export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, value: MatchValue) {
+export async function lookUpOne(run: Run, itemIndex: number, path: string, field: string, value: MatchValue) {
 	const { forms, attribute } = value;
-	return await listRecords(context, itemIndex, {
+	return await listRecords(run, itemIndex, {
 		url: path,
 		qs: { where: forms.length === 1 ? [{ type: 'equals', attribute, value: forms[0] }] : whereOfValues([value]), select: `id,${field}` },
 	});
@@ -133,7 +134,7 @@ export class LookupGroup {
 	private queryLength: number;
 
 	constructor(
-		private readonly context: IExecuteFunctions,
+		private readonly run: Run,
 		private readonly path: string,
 		private readonly field: string,
 		private readonly valuesPerLookup: number,
@@ -175,7 +176,7 @@ export class LookupGroup {
 	private async lookUp(chunk: Wanted[]): Promise<void> {
 		let records: IDataObject[];
 		try {
-			records = await listRecords(this.context, chunk[0].itemIndex, {
+			records = await listRecords(this.run, chunk[0].itemIndex, {
 				url: this.path,
 				qs: { where: whereOfValues(chunk), select: `id,${this.field}` },
 			});
@@ -206,7 +207,7 @@ export class LookupGroup {
 
 	private async lookUpAlone(wanted: Wanted): Promise<void> {
 		try {
-			wanted.resolve(await lookUpOne(this.context, wanted.itemIndex, this.path, this.field, wanted));
+			wanted.resolve(await lookUpOne(this.run, wanted.itemIndex, this.path, this.field, wanted));
 		} catch (error) {
 			wanted.reject(error);
 		}
@@ -239,7 +240,7 @@ export class LookupGroup {
 		const read = await Promise.all(
 			unplaced.map(
 				async (record) =>
-					await apiRequest(this.context, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}`, expect: 'record' }),
+					await apiRequest(this.run, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}`, expect: 'record' }),
 			),
 		);
 		if (read.map(place).every(Boolean)) return byKey;

@@ -1,13 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { runOf } from '../../shared/http/run';
 import { forEachItem } from '../../shared/operation/forEachItem';
 import { dialectOf } from '../../shared/server/dialect';
 import { listQueryOf, wantedRecords } from '../../shared/list/filters';
-import { relatedRecordSelect } from '../../shared/server/metadata';
+import { relatedRecordSelect } from '../../shared/server/attributes';
+import { readMetadata } from '../../shared/server/metadata';
 import { pathOf } from '../../shared/item/paths';
 import { searchQueryOf } from '../../shared/list/search';
 import { listRecords } from '../../shared/list/listing';
-import { metadataOnce } from '../../shared/list/listOrder';
 import { countedForModel } from '../../shared/list/counted';
 import { entityTypeOf, linkOf } from '../../shared/item/validation';
 
@@ -20,19 +21,19 @@ import { entityTypeOf, linkOf } from '../../shared/item/validation';
  * after the last record would have to follow.
  */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const readMetadata = metadataOnce(this);
-	const dialect = await dialectOf(this);
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
 	const espocrm = dialect === 'espocrm';
-	const listOrder = this.getNode().typeVersion >= 1.1;
-	return await forEachItem(this, async (item) => {
+	const listOrder = run.node.typeVersion >= 1.1;
+	return await forEachItem(run, async (item) => {
 		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		if (espocrm && qs.select === undefined) {
-			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
+			const select = relatedRecordSelect(await readMetadata(run, item.index), target.entityType, target.link);
 			if (select) qs.select = select;
 		}
 		const counted = countedForModel(item);
 		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
-		return counted.withCount(await listRecords(this, item.index, { url, qs }, wantedRecords(item), { listOrder, ...counted.options }));
+		return counted.withCount(await listRecords(run, item.index, { url, qs }, wantedRecords(item), { listOrder, ...counted.options }));
 	});
 }

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runOf } from '../../shared/http/run';
 import { forEachItem } from '../../shared/operation/forEachItem';
 import type { Item } from '../../shared/item/item';
 import { pathOf } from '../../shared/item/paths';
@@ -42,11 +43,11 @@ function requireChanged(item: Item, reply: unknown, what: string) {
 
 /** POST /{entityType}/{recordId}/{link} with `{"id"}` for one record, `{"ids"}` for several. */
 export async function link(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await forEachItem(this, async (item) => {
+	return await forEachItem(runOf(this), async (item) => {
 		const target = { recordId: recordIdOf(item), link: linkOf(item) };
 		const ids = idsFrom(item, item.parameter('relatedIds'), 'Related Record IDs');
 		if (ids.length === 0) requireId(item, '', 'Related Record IDs');
-		const reply = await apiRequest<unknown>(this, item.index, {
+		const reply = await apiRequest<unknown>(item.run, item.index, {
 			method: 'POST',
 			url: pathOf(item, '/{entityType}/{recordId}/{link}', target),
 			body: ids.length === 1 ? { id: ids[0] } : { ids },
@@ -62,13 +63,13 @@ export async function link(this: IExecuteFunctions): Promise<INodeExecutionData[
  * forms Link accepts) are one request each, in order.
  */
 export async function unlink(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await forEachItem(this, async (item) => {
+	return await forEachItem(runOf(this), async (item) => {
 		const target = { recordId: recordIdOf(item), link: linkOf(item) };
 		const ids = idsFrom(item, item.parameter('relatedId'), 'Related Record IDs');
 		if (ids.length === 0) requireId(item, '', 'Related Record IDs');
 		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
 		for (const id of ids) {
-			const reply = await apiRequest<unknown>(this, item.index, { method: 'DELETE', url, qs: { id }, body: { id } });
+			const reply = await apiRequest<unknown>(item.run, item.index, { method: 'DELETE', url, qs: { id }, body: { id } });
 			requireChanged(item, reply, ids.length === 1 ? 'unlinked' : `unlinked for ${id}`);
 		}
 		return { id: target.recordId, relationship: target.link, unlinked: ids };

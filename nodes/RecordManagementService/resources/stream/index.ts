@@ -1,24 +1,25 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
+import { outcomeItem } from '../../shared/http/routing';
 import { routedItemOf } from '../../shared/item/item';
 import { resolvePath } from '../../shared/item/paths';
-import { outcomeItem } from '../../shared/http/request';
 import { entityTypeOf } from '../../shared/item/validation';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
 import { getStreamFields } from './getStream';
 import { postFields } from './post';
 import { requireStream } from './streamScopes';
 
 /** preSend of the routed operations: EspoCRM's, refused before the request on a Standard server. */
 async function requireEspoCrmServer(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	requireEspoCrm(routedItemOf(this), await dialectOf(this), 'Stream');
+	const item = routedItemOf(this);
+	requireEspoCrm(item, await dialectOf(item.run), 'Stream');
 	return request;
 }
 
 /** preSend of Follow: a record of a type without a stream is refused before the request (streamScopes.ts). */
 async function requireStreamToFollow(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
 	const item = routedItemOf(this);
-	await requireStream(this, item, entityTypeOf(item), 'follow');
+	await requireStream(item, entityTypeOf(item), 'follow');
 	return request;
 }
 

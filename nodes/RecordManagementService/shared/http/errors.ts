@@ -241,6 +241,13 @@ export function unusableAnswer(node: INode, itemIndex: number, status: number, m
 	});
 }
 
+/** A redirect the node did not follow (to another origin, or one too many): it says where it pointed, never its path. */
+export class RedirectNotFollowed extends UnusableAnswerError {
+	constructor(node: INode, itemIndex: number, status: number, message: string, description: string) {
+		super(node, { message, httpCode: String(status) } as JsonObject, { message, description, httpCode: String(status), itemIndex });
+	}
+}
+
 /** n8n's own codes that its errors turn into "The service refused the connection – perhaps it is offline" and the like. */
 const CODES_N8N_REWORDS = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|ECONNABORTED|EHOSTUNREACH|EAI_AGAIN|EADDRNOTAVAIL)\b/i;
 

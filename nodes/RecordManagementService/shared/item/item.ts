@@ -10,9 +10,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, isSafeObjectProperty } from 'n8n-workflow';
 
-import { messageForModel, runsAsTool } from '../tool/mode';
+import { runOf } from '../http/run';
+import type { Run } from '../http/run';
 import { checkToolArguments, withDeclaredTypes } from '../tool/arguments';
-import { runOf } from '../http/request';
+import { messageForModel, runsAsTool } from '../tool/mode';
 
 /**
  * One input item as the node's code sees it: its parameters, resolved for this item. Custom operations, the preSend
@@ -20,6 +21,8 @@ import { runOf } from '../http/request';
  * (n8n's contexts differ only in whether the item index is an argument).
  */
 export interface Item {
+	/** The run the item belongs to: what its requests share (http/run.ts). */
+	readonly run: Run;
 	readonly index: number;
 	readonly node: INode;
 	/** The workflow's time zone. */
@@ -40,32 +43,33 @@ export function ofItem(item: Pick<Item, 'index' | 'inTrigger'>): string {
 	return item.inTrigger ? '' : ` (item ${item.index})`;
 }
 
-function item(
-	nodeOf: () => INode,
-	index: number,
-	timeZone: string,
-	json: IDataObject,
-	read: (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => unknown,
-	asTool = false,
-	inTrigger = false,
-): Item {
-	// Read only when needed: n8n's getNode() copies the whole node, and most items never need it.
-	let node: INode | undefined;
-	const theNode = () => (node ??= nodeOf());
+/** How an Item reads its parameters, and what it is. */
+interface ItemSource {
+	run: Run;
+	index: number;
+	json: IDataObject;
+	read: (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => unknown;
+	asTool?: boolean;
+	inTrigger?: boolean;
+}
+
+function item({ run, index, json, read, asTool = false, inTrigger = false }: ItemSource): Item {
 	return {
+		run,
 		index,
+		// The run's copy: n8n's getNode() copies the whole node on every call.
 		get node() {
-			return theNode();
+			return run.node;
 		},
-		timeZone,
+		timeZone: run.context.getTimezone(),
 		json,
 		asTool,
 		inTrigger,
 		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
 			new NodeOperationError(
-				theNode(),
-				messageForModel(theNode(), `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem}${ofItem({ index, inTrigger })}`, description),
+				run.node,
+				messageForModel(run.node, `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem}${ofItem({ index, inTrigger })}`, description),
 				{ itemIndex: index, ...(description ? { description } : {}) },
 			),
 	};
@@ -131,56 +135,44 @@ function readParameter(context: IExecuteFunctions, node: INode, index: number, j
  * One parameter of a custom operation for item `index`, read as `itemOf(…).parameter` reads it, where a whole Item
  * is not needed (the output's Simplify). As an AI agent's tool, through the engine.
  */
-export function parameterOfItem<T>(context: IExecuteFunctions, index: number, name: string, fallback?: T): T {
-	const { node } = runOf(context);
+export function parameterOfItem<T>(run: Run<IExecuteFunctions>, index: number, name: string, fallback?: T): T {
+	const { node, context } = run;
 	if (runsAsTool(node)) return context.getNodeParameter(name, index, fallback) as T;
 	return readParameter(context, node, index, context.getInputData()[index]?.json ?? {}, name, fallback) as T;
 }
 
 /** Item `index` of a custom operation's input. */
-export function itemOf(context: IExecuteFunctions, index: number): Item {
+export function itemOf(run: Run<IExecuteFunctions>, index: number): Item {
+	const { node, context } = run;
 	const json = context.getInputData()[index]?.json ?? {};
-	const { node } = runOf(context);
 	// As an AI agent's tool, `$json` is what n8n makes of the agent's item and the model's arguments (in n8n 2.41 the
 	// item with the arguments laid over it), which has changed between versions: only the engine knows.
 	if (runsAsTool(node)) {
 		// The model's arguments are checked before anything is read for the item, so that nothing is sent for a wrong one.
 		checkToolArguments(node, index, (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, index));
-		return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) =>
-			withDeclaredTypes(savedParameter(node, name), context.getNodeParameter(name, index, fallback, options)),
-		true,
-		);
+		const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) =>
+			withDeclaredTypes(savedParameter(node, name), context.getNodeParameter(name, index, fallback, options));
+		return item({ run, index, json, read, asTool: true });
 	}
-	return item(() => context.getNode(), index, context.getTimezone(), json, (name, fallback, options) =>
-		readParameter(context, node, index, json, name, fallback, options),
-	);
+	return item({ run, index, json, read: (name, fallback, options) => readParameter(context, node, index, json, name, fallback, options) });
 }
 
-/** The item a routed operation's preSend or pagination function runs for. */
+/**
+ * The item a routed operation's preSend or postReceive function runs for: n8n calls each with the item's own context,
+ * so it is where the item's run is looked up.
+ */
 export function routedItemOf(context: IExecuteSingleFunctions): Item {
-	const { node } = runOf(context);
-	if (runsAsTool(node)) {
-		checkToolArguments(node, context.getItemIndex(), (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, context.getItemIndex()));
-	}
-	return item(
-		() => context.getNode(),
-		context.getItemIndex(),
-		context.getTimezone(),
-		context.getInputData().json,
-		(name, fallback, options) => context.getNodeParameter(name, fallback, options),
-		runsAsTool(node),
-	);
+	const run = runOf(context);
+	const index = context.getItemIndex();
+	const asTool = runsAsTool(run.node);
+	if (asTool) checkToolArguments(run.node, index, (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, index));
+	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => context.getNodeParameter(name, fallback, options);
+	return item({ run, index, json: context.getInputData().json, read, asTool });
 }
 
 /** A trigger's parameters (while it polls, registers its webhooks or receives one), as item 0. */
-export function triggerItemOf(context: IPollFunctions | IHookFunctions | IWebhookFunctions): Item {
-	return item(
-		() => context.getNode(),
-		0,
-		context.getTimezone(),
-		{},
-		(name, fallback, options) => context.getNodeParameter(name, fallback, options),
-		false,
-		true,
-	);
+export function triggerItemOf(run: Run<IPollFunctions | IHookFunctions | IWebhookFunctions>): Item {
+	const { context } = run;
+	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => context.getNodeParameter(name, fallback, options);
+	return item({ run, index: 0, json: {}, read, inTrigger: true });
 }

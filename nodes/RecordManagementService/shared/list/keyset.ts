@@ -1,8 +1,10 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { inParallel } from '../http/parallel';
-import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from '../http/request';
-import type { ListReply, RequestContext } from '../http/request';
+import { apiRequest } from '../http/request';
+import type { Run } from '../http/run';
+import { PAGE_SIZE, pageRequest } from './page';
+import type { ListReply } from './page';
 
 /**
  * A list order that paging can resume after the last record read (keyset paging): by `field`, then by ID, both in
@@ -73,7 +75,7 @@ class KeysetList {
 	private readonly where: IDataObject[];
 
 	constructor(
-		private readonly context: RequestContext,
+		private readonly run: Run,
 		private readonly itemIndex: number,
 		private readonly request: IHttpRequestOptions,
 		private readonly order: KeysetOrder,
@@ -83,21 +85,8 @@ class KeysetList {
 
 	/** One page in the order, of the records that meet `conditions` besides the list's own filters. */
 	async page(conditions: IDataObject[], { total = false, offset, maxSize = PAGE_SIZE, select }: { total?: boolean; offset?: number; maxSize?: number; select?: string } = {}) {
-		return await apiRequest<ListReply>(this.context, this.itemIndex, {
-			...this.request,
-			expect: 'list',
-			method: 'GET',
-			...(total ? {} : { headers: { ...this.request.headers, ...NO_TOTAL } }),
-			qs: {
-				...this.request.qs,
-				...(select === undefined ? {} : { select }),
-				orderBy: this.order.field,
-				order: this.order.order,
-				...(offset === undefined ? {} : { offset }),
-				maxSize,
-				...(conditions.length ? { where: [...this.where, ...conditions] } : {}),
-			},
-		});
+		const where = conditions.length ? [...this.where, ...conditions] : undefined;
+		return await apiRequest<ListReply>(this.run, this.itemIndex, pageRequest(this.request, { total, offset, maxSize, select, order: this.order, where }));
 	}
 
 	/**
@@ -169,8 +158,8 @@ class KeysetList {
  * Return All in a keyset order from one end to the other, a page at a time (version 1's order by ID, whose index
  * finds each page at once). Undefined when the list cannot be followed (KeysetList.pageAfter): read it by offset.
  */
-export async function listByKeyset(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder) {
-	const list = new KeysetList(context, itemIndex, request, order);
+export async function listByKeyset(run: Run, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder) {
+	const list = new KeysetList(run, itemIndex, request, order);
 	return await list.follow((await list.page([])).list);
 }
 
@@ -185,10 +174,10 @@ export async function listByKeyset(context: RequestContext, itemIndex: number, r
  * one deleted meanwhile shifts nothing. The segments' records, in the list's order; undefined when the list cannot be
  * followed: read it by offset.
  */
-export async function listInSegments(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder, first: IDataObject[]) {
+export async function listInSegments(run: Run, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder, first: IDataObject[]) {
 	// A full page whose last record has no ID has no place to follow on from.
 	if (!goesOn(first)) return undefined;
-	const list = new KeysetList(context, itemIndex, request, order);
+	const list = new KeysetList(run, itemIndex, request, order);
 	const second = await list.pageAfter(first, undefined, true);
 	if (second === undefined) return undefined;
 	const cuts = list.cutsAfter(first[first.length - 1], second.total);
@@ -202,7 +191,7 @@ export async function listInSegments(context: RequestContext, itemIndex: number,
 		return await list.follow((await list.page(between(order, start, true, end))).list, end);
 	};
 	const segments: Array<IDataObject[] | undefined> = [];
-	await inParallel(cuts.length + 1, runOf(context).settings.maxParallel, async (index) => {
+	await inParallel(cuts.length + 1, run.settings.maxParallel, async (index) => {
 		try {
 			if (!list.stopped) segments[index] = await readSegment(index);
 		} finally {

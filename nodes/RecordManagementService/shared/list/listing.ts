@@ -1,9 +1,11 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
+import { apiRequest } from '../http/request';
+import type { Run } from '../http/run';
 import { BY_ID, listByKeyset, listInSegments } from './keyset';
 import type { KeysetOrder } from './keyset';
-import { NO_TOTAL, PAGE_SIZE, apiRequest, runOf } from '../http/request';
-import type { ListReply, RequestContext } from '../http/request';
+import { PAGE_SIZE, pageRequest } from './page';
+import type { ListReply } from './page';
 
 /** The records of a list, each once, in the order they came. */
 class Records {
@@ -32,11 +34,11 @@ class Records {
  * nothing. Not with Search Text: EspoCRM may order a full-text search by relevance first. Not on a Standard server,
  * whose interface does not promise an order by ID.
  */
-async function pagesById(context: RequestContext, request: IHttpRequestOptions, wanted: number, ordered: boolean) {
+async function pagesById(run: Run, request: IHttpRequestOptions, wanted: number, ordered: boolean) {
 	if (wanted !== Infinity || ordered) return false;
 	const qs = (request.qs ?? {}) as IDataObject;
 	if (qs.orderBy !== undefined || qs.order !== undefined || qs.textFilter !== undefined || qs.q !== undefined) return false;
-	return (await runOf(context).credentials()).server === 'espocrm';
+	return (await run.credentials()).server === 'espocrm';
 }
 
 export interface ListOptions {
@@ -68,17 +70,17 @@ export interface ListOptions {
  *   answers -1 or -2 for some lists), one page after another until a short one.
  */
 export async function listRecords(
-	context: RequestContext,
+	run: Run,
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted = Infinity,
 	{ serverOrder = false, followOn, listOrder = false, total }: ListOptions = {},
 ): Promise<IDataObject[]> {
-	if (wanted === Infinity && followOn) return await followingOn(context, itemIndex, request, followOn);
-	if (!listOrder && (await pagesById(context, request, wanted, serverOrder))) {
-		return (await listByKeyset(context, itemIndex, request, BY_ID)) ?? (await listByOffset(context, itemIndex, request, Infinity));
+	if (wanted === Infinity && followOn) return await followingOn(run, itemIndex, request, followOn);
+	if (!listOrder && (await pagesById(run, request, wanted, serverOrder))) {
+		return (await listByKeyset(run, itemIndex, request, BY_ID)) ?? (await listByOffset(run, itemIndex, request, Infinity));
 	}
-	return await listByOffset(context, itemIndex, request, wanted, total);
+	return await listByOffset(run, itemIndex, request, wanted, total);
 }
 
 /**
@@ -91,18 +93,12 @@ export async function listRecords(
  * whose order a where condition does not follow, a list that ignores the condition), by offset after the first page,
  * which was read with the same query as offset 0.
  */
-async function followingOn(context: RequestContext, itemIndex: number, request: IHttpRequestOptions, followOn: () => Promise<KeysetOrder | undefined>) {
-	const first = await apiRequest<ListReply>(context, itemIndex, {
-		...request,
-		expect: 'list',
-		method: 'GET',
-		headers: { ...request.headers, ...NO_TOTAL },
-		qs: { ...request.qs, maxSize: PAGE_SIZE },
-	});
+async function followingOn(run: Run, itemIndex: number, request: IHttpRequestOptions, followOn: () => Promise<KeysetOrder | undefined>) {
+	const first = await apiRequest<ListReply>(run, itemIndex, pageRequest(request, {}));
 	if (first.list.length < PAGE_SIZE) return first.list;
 	const order = await followOn();
-	const segments = order && (await listInSegments(context, itemIndex, request, order, first.list));
-	if (segments === undefined) return await listByOffset(context, itemIndex, request, Infinity, undefined, first);
+	const segments = order && (await listInSegments(run, itemIndex, request, order, first.list));
+	if (segments === undefined) return await listByOffset(run, itemIndex, request, Infinity, undefined, first);
 	// Each cut lies after the one before it, so the segments do not overlap; kept once by ID all the same, as every
 	// list is.
 	const records = new Records();
@@ -115,7 +111,7 @@ async function followingOn(context: RequestContext, itemIndex: number, request: 
  * second page then counts instead, so that the pages up to the total can still be asked for at once.
  */
 async function listByOffset(
-	context: RequestContext,
+	run: Run,
 	itemIndex: number,
 	request: IHttpRequestOptions,
 	wanted: number,
@@ -124,13 +120,7 @@ async function listByOffset(
 ): Promise<IDataObject[]> {
 	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
 	const page = async (offset: number, withTotal = false) =>
-		await apiRequest<ListReply>(context, itemIndex, {
-			...request,
-			expect: 'list',
-			method: 'GET',
-			...(withTotal ? {} : { headers: { ...request.headers, ...NO_TOTAL } }),
-			qs: { ...request.qs, offset, maxSize: Math.min(PAGE_SIZE, wanted - offset) },
-		});
+		await apiRequest<ListReply>(run, itemIndex, pageRequest(request, { offset, maxSize: Math.min(PAGE_SIZE, wanted - offset), total: withTotal }));
 	// Records that move between pages while paging (created or deleted meanwhile) would come twice.
 	const records = new Records();
 	const keep = (list: IDataObject[]) => records.keep(list);

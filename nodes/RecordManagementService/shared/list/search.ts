@@ -1,10 +1,9 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import type { Dialect } from '../server/dialect';
-import { dialectOf } from '../server/dialect';
 import type { Item } from '../item/item';
-import { chosenEntityType, readServer } from '../server/metadata';
 import { requireWellFormed } from '../item/validation';
+import type { Dialect } from '../server/dialect';
+import { chosenEntityType, readServer } from '../server/formLists';
 
 /**
  * EspoCRM's own ways of finding records, as its list views offer them: the search box (`textFilter`), the filter
@@ -112,8 +111,9 @@ function filterName(entry: unknown): string | undefined {
 
 /** The metadata and labels of an EspoCRM server, and the entity type whose records the form's list shows. */
 async function readSearchDefinitions(context: ILoadOptionsFunctions) {
-	if ((await dialectOf(context)) !== 'espocrm') return undefined;
 	const server = await readServer(context);
+	// A Standard server has none of EspoCRM's filters (readServer reads no metadata there).
+	if (!server.metadata) return undefined;
 	const metadata = server.metadata as SearchMetadata;
 	const translations = server.translations as Translations;
 	let entityType = chosenEntityType(context);

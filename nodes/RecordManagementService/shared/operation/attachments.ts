@@ -1,8 +1,9 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Item } from '../item/item';
 import { apiRequest } from '../http/request';
+import type { Run } from '../http/run';
+import type { Item } from '../item/item';
 
 /** A file of the input item: the binary field it is in, and n8n's data about it. */
 export interface BinaryFile {
@@ -14,13 +15,13 @@ export interface BinaryFile {
  * The item's binary fields named in `names` (separated by commas), each of which must exist on the item; `parameter`
  * is the parameter that names them, for the error.
  */
-export function binaryFilesOf(context: IExecuteFunctions, item: Item, names: unknown, parameter: string): BinaryFile[] {
+export function binaryFilesOf(run: Run<IExecuteFunctions>, item: Item, names: unknown, parameter: string): BinaryFile[] {
 	const properties = String(names ?? '')
 		.split(',')
 		.map((name) => name.trim())
 		.filter((name) => name !== '');
 	if (properties.length === 0) return [];
-	const binaries = context.getInputData()[item.index].binary ?? {};
+	const binaries = run.context.getInputData()[item.index].binary ?? {};
 	return properties.map((property) => {
 		const binary = binaries[property];
 		if (!binary) {
@@ -47,15 +48,15 @@ export interface AttachmentTarget {
  * record then names in its `<field>Ids`.
  */
 export async function uploadAttachment(
-	context: IExecuteFunctions,
+	run: Run<IExecuteFunctions>,
 	item: Item,
 	{ property, binary }: BinaryFile,
 	{ relatedType, field }: AttachmentTarget,
 ): Promise<string> {
-	const bytes = await context.helpers.getBinaryDataBuffer(item.index, property);
+	const bytes = await run.context.helpers.getBinaryDataBuffer(item.index, property);
 	const type = binary.mimeType || 'application/octet-stream';
 	const name = binary.fileName || property;
-	const attachment = await apiRequest(context, item.index, {
+	const attachment = await apiRequest(run, item.index, {
 		method: 'POST',
 		url: '/Attachment',
 		expect: 'record',

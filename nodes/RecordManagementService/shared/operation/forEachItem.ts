@@ -1,13 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { asNodeError } from '../http/errors';
-import type { Item } from '../item/item';
-import { itemOf } from '../item/item';
 import { inParallel } from '../http/parallel';
+import type { Run } from '../http/run';
+import { itemOf } from '../item/item';
+import type { Item } from '../item/item';
 import { withAdviceForModel } from '../tool/mode';
 import { withAllowedValues } from './allowedValues';
-import { runOf } from '../http/request';
 
 /**
  * Lets the items of a custom operation read their parameters one at a time, and gives n8n a turn of the event loop
@@ -61,30 +61,40 @@ export class ItemTurns {
 }
 
 /**
+ * The error an item of a custom operation fails with, whatever failed: a node error naming the item, and, as an AI
+ * agent's tool, with what the model can do about it (the allowed values of a field it got wrong, advice instead of
+ * the author's description). Every custom operation's items fail through here.
+ */
+export async function failureOf(run: Run, index: number, error: unknown): Promise<NodeApiError | NodeOperationError> {
+	await withAllowedValues(run, index, error);
+	return withAdviceForModel(run.node, asNodeError(run.node, error, index));
+}
+
+/**
  * Runs a custom operation for every input item, up to Max Parallel Requests items at once, their parameters read one
- * item at a time with turns of the event loop in between (`ItemTurns`). The output keeps the items' order. With n8n's "Continue on fail", a
- * failed item becomes an item carrying its error and the others go on; without it, no further item starts and the
- * node fails.
+ * item at a time with turns of the event loop in between (`ItemTurns`). The output keeps the items' order. With n8n's
+ * "Continue on fail", a failed item becomes an item carrying its error and the others go on; without it, no further
+ * item starts and the node fails.
  */
 export async function forEachItem(
-	context: IExecuteFunctions,
-	run: (item: Item) => Promise<IDataObject | IDataObject[]>,
+	run: Run<IExecuteFunctions>,
+	work: (item: Item) => Promise<IDataObject | IDataObject[]>,
 ): Promise<INodeExecutionData[][]> {
+	const { context } = run;
 	const count = context.getInputData().length;
 	const turns = new ItemTurns();
 	const results: INodeExecutionData[][] = new Array(count);
 	let failed = false;
-	await inParallel(count, runOf(context).settings.maxParallel, async (index) => {
+	await inParallel(count, run.settings.maxParallel, async (index) => {
 		try {
 			const result = await turns.run(async () => {
 				// An item that was waiting for its turn when another failed is not sent: the node fails anyway.
 				if (failed) return [];
-				return await run(itemOf(context, index));
+				return await work(itemOf(run, index));
 			});
 			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
 		} catch (error) {
-			await withAllowedValues(context, index, error);
-			const nodeError = withAdviceForModel(runOf(context).node, asNodeError(runOf(context).node, error, index));
+			const nodeError = await failureOf(run, index, error);
 			if (!context.continueOnFail()) {
 				failed = true;
 				throw nodeError;

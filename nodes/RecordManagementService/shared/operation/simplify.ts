@@ -6,6 +6,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { runOf } from '../http/run';
 import { parameterOfItem } from '../item/item';
 import { runsAsTool } from '../tool/mode';
 
@@ -91,9 +92,10 @@ type CustomOperation = (this: IExecuteFunctions) => Promise<INodeExecutionData[]
 export function withSimplify(operation: CustomOperation, { list = false } = {}): CustomOperation {
 	return async function (this: IExecuteFunctions) {
 		const [items] = await operation.call(this);
+		const run = runOf(this);
 		const asked = new Map<number, boolean>();
 		const simplifies = (index: number) => {
-			if (!asked.has(index)) asked.set(index, parameterOfItem<boolean>(this, index, 'simplify', false) === true);
+			if (!asked.has(index)) asked.set(index, parameterOfItem<boolean>(run, index, 'simplify', false) === true);
 			return asked.get(index) === true;
 		};
 		const output = items.map((item) => {
@@ -101,7 +103,7 @@ export function withSimplify(operation: CustomOperation, { list = false } = {}):
 			if (item.error || index === undefined || !simplifies(index)) return item;
 			return { ...item, json: simplifyRecord(item.json) };
 		});
-		if (list && output.length === 0 && runsAsTool(this.getNode())) return [[{ json: { ...NOTHING_FOUND }, pairedItem: { item: 0 } }]];
+		if (list && output.length === 0 && runsAsTool(run.node)) return [[{ json: { ...NOTHING_FOUND }, pairedItem: { item: 0 } }]];
 		return [output];
 	};
 }

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { RecordManagementServiceApi } from '../../../../credentials/RecordManagementServiceApi.credentials';
-import { apiBaseUrl, redirectDecision } from '../../../../shared/addresses';
+import { apiBaseUrl, followRedirects } from '../../../../shared/addresses';
 
 /**
  * The Test button (and Save) of the credential. It asks what every request of the node asks, signed as every
@@ -108,33 +108,40 @@ export async function testCredentials(
 	 * One request of the test, signed for its path by `sign` (as every request of the node is signed). n8n's request()
 	 * would follow a redirect with every header to any host: the test follows only those the node follows.
 	 */
-	const call = async (method: string, url: string, options: IDataObject = {}, sign = false): Promise<Reply> => {
-		let path = url;
-		for (let redirects = 0; ; redirects++) {
-			const signed = sign ? (await credentialType.authenticate(data, { method: method as 'GET', url: path, headers: {} })).headers : {};
-			const reply = (await request({
-				method,
-				uri: /^https?:\/\//i.test(path) ? path : `${base}${path}`,
-				simple: false,
-				resolveWithFullResponse: true,
-				rejectUnauthorized: data.ignoreSslIssues !== true,
-				timeout: TIMEOUT_MS,
-				followRedirect: false,
-				followAllRedirects: false,
-				...options,
-				headers: { ...(options.headers as IDataObject), ...signed },
-			})) as Reply;
-			const location = reply.headers.location;
-			if (reply.statusCode < 300 || reply.statusCode > 399 || location === undefined) return reply;
-			const decision = redirectDecision(/^https?:\/\//i.test(path) ? path : `${base}${path}`, method, reply.statusCode, location);
-			if ('refuse' in decision) throw new RedirectRefused(`${decision.refuse}. Put the address the server answers at in the Base URL.`);
-			if (redirects >= MAX_REDIRECTS) throw new RedirectRefused(`The server redirected more than ${MAX_REDIRECTS} times: check the Base URL.`);
-			const target = decision.follow.href;
-			path = target.startsWith(`${base}/`) ? target.slice(base.length) : target;
-			// The redirect's address carries the query the server wants.
-			options = { ...options, qs: undefined };
-		}
-	};
+	const call = async (method: string, url: string, options: IDataObject = {}, sign = false): Promise<Reply> =>
+		await followRedirects({
+			from: () => (/^https?:\/\//i.test(url) ? url : `${base}${url}`),
+			method,
+			max: MAX_REDIRECTS,
+			attempt: async (address) => {
+				// Within the API root the path stays relative, so that it is signed as the server reads it; the redirect's
+				// address carries the query the server wants.
+				const path = address === undefined ? url : address.startsWith(`${base}/`) ? address.slice(base.length) : address;
+				const signed = sign ? (await credentialType.authenticate(data, { method: method as 'GET', url: path, headers: {} })).headers : {};
+				return (await request({
+					method,
+					uri: /^https?:\/\//i.test(path) ? path : `${base}${path}`,
+					simple: false,
+					resolveWithFullResponse: true,
+					rejectUnauthorized: data.ignoreSslIssues !== true,
+					timeout: TIMEOUT_MS,
+					followRedirect: false,
+					followAllRedirects: false,
+					...options,
+					...(address === undefined ? {} : { qs: undefined }),
+					headers: { ...(options.headers as IDataObject), ...signed },
+				})) as Reply;
+			},
+			redirectOf: (outcome) => {
+				if (!('answer' in outcome)) return undefined;
+				const { statusCode, headers } = outcome.answer;
+				return statusCode >= 300 && statusCode <= 399 && headers.location !== undefined ? { status: statusCode, location: headers.location } : undefined;
+			},
+			refuse: ({ message, tooMany }) =>
+				new RedirectRefused(
+					message !== undefined ? `${message}. Put the address the server answers at in the Base URL.` : `The server redirected more than ${tooMany} times: check the Base URL.`,
+				),
+		});
 
 	try {
 		if (data.authentication === 'oAuth2ClientCredentials') {

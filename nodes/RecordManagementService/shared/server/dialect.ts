@@ -1,17 +1,14 @@
-import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { Run } from '../http/run';
 import { ofItem } from '../item/item';
 import type { Item } from '../item/item';
-import { CREDENTIAL_TYPE } from '../http/request';
-import type { RequestContext } from '../http/request';
 
 export type Dialect = 'standard' | 'espocrm';
 
 /** The "Server" setting of the credential: the interface as specified, or EspoCRM 7 and later. */
-export async function dialectOf(context: RequestContext | ILoadOptionsFunctions): Promise<Dialect> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	return credentials.server === 'espocrm' ? 'espocrm' : 'standard';
+export async function dialectOf(run: Run): Promise<Dialect> {
+	return (await run.credentials()).server === 'espocrm' ? 'espocrm' : 'standard';
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { dialectOf } from './dialect';
-import { chosenEntityType } from './metadata';
 import { apiRequest } from '../http/request';
+import { runOf } from '../http/run';
+import { dialectOf } from '../server/dialect';
+import { chosenEntityType } from '../server/formLists';
+import { pageRequest } from './page';
 
 const SEARCH_PAGE_SIZE = 50;
 
@@ -20,22 +22,15 @@ export async function searchRecords(
 	// Trimmed, as Search Text and EspoCRM's search box are: EspoCRM 8.1.5 matches the text as typed, so " smith" would
 	// find nothing and "smith " only names with a word after "smith".
 	const text = filter?.trim() ?? '';
+	const run = runOf(this);
 	const search = !text
 		? {}
-		: (await dialectOf(this)) === 'espocrm'
+		: (await dialectOf(run)) === 'espocrm'
 			? { textFilter: text }
 			: { where: [{ type: 'contains', attribute: 'name', value: text }] };
-	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(this, 0, {
-		method: 'GET',
-		url: `/${entityType}`,
-		qs: {
-			select: 'name',
-			offset,
-			maxSize: SEARCH_PAGE_SIZE,
-			...search,
-		},
-		expect: 'list',
-	});
+	// With the count: the list is not read to its end.
+	const request = { url: `/${entityType}`, qs: search };
+	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(run, 0, pageRequest(request, { select: 'name', offset, maxSize: SEARCH_PAGE_SIZE, total: true }));
 	return {
 		results: page.list.map((record) => ({ name: record.name || record.id, value: record.id })),
 		paginationToken: page.list.length === SEARCH_PAGE_SIZE ? String(offset + SEARCH_PAGE_SIZE) : undefined,
