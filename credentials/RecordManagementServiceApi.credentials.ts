@@ -181,8 +181,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 		};
 		if (credentials.ignoreSslIssues === true) options.skipSslCertificateValidation = true;
 		// n8n's helper follows redirects and carries custom headers (X-Api-Key, X-Hmac-Authorization, Espo-Authorization)
-		// to any host, Authorization too by default. No request with a credential follows one: the node's transport
-		// follows those within the origin itself (followRedirects, shared/addresses.ts), every other caller gets the 3xx as an
+		// to any host, Authorization too by default. No request with a credential follows one: the node's requests follow
+		// those within the origin themselves (followRedirects, shared/addresses.ts); every other caller gets the 3xx as an
 		// error.
 		options.disableFollowRedirect = true;
 		options.sendCredentialsOnCrossOriginRedirect = false;

@@ -45,7 +45,7 @@ describe('every parameter is declared once', () => {
 });
 
 // An expression that reads one field of the item as it is (`{{ $json.first }}`) is not evaluated at all by a custom
-// operation (item.ts, and the next describe); these tests count what n8n's engine evaluates, so their expressions
+// operation (shared/item/item.ts, and the next describe); these tests count what n8n's engine evaluates, so their expressions
 // are written `{{ ($json.first) }}`, which gives the same value through the engine.
 describe('expression evaluations per item and field: at most 3 for any operation', () => {
 	/** Runs the node over ITEMS items and returns, per expression of the parameters, its evaluations per item. */

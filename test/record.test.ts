@@ -5,7 +5,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { OPERATORS } from '../nodes/RecordManagementService/shared/list/filters';
+import { OPERATORS } from '../nodes/RecordManagementService/shared/list/listFields';
 import { useSandbox } from './harness/sandboxRun';
 import type { RunResult } from './harness/engine';
 import type { RecordedRequest } from './sandbox';

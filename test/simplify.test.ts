@@ -1,7 +1,7 @@
 import { useSandbox } from './harness/sandboxRun';
 
 /**
- * Simplify (shared/simplify.ts): a compact form of the records Get, Get Many, Get Many Related, Create and Update
+ * Simplify (shared/operation/simplify.ts): a compact form of the records Get, Get Many, Get Many Related, Create and Update
  * return, off by default. The node as an AI agent's tool is tested in the real n8n (npm run test:agents).
  */
 const bed = useSandbox();

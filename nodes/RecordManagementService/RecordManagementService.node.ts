@@ -22,7 +22,7 @@ import { getStream } from './resources/stream/getStream';
 import { post } from './resources/stream/post';
 import { testCredentials } from './shared/server/credentialTest';
 import { requestSettingsField, targetFields } from './shared/fields/target';
-import { listFields } from './shared/list/filters';
+import { listFields } from './shared/list/listFields';
 import {
 	getEntityTypes,
 	getFields,
@@ -120,7 +120,7 @@ export class RecordManagementService implements INodeType {
 	 * (`routing` in resources/).
 	 */
 	customOperations = {
-		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
+		// withSimplify: the output of the operations that offer Simplify (shared/operation/simplify.ts), compacted where asked
 		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert: withSimplify(upsert) },
 		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },

@@ -4,7 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { withRemedyInMessage } from '../RecordManagementService/shared/operation/activation';
 import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
 import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/fields/target';
-import { filterFields } from '../RecordManagementService/shared/list/filters';
+import { filterFields } from '../RecordManagementService/shared/list/listFields';
 import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/server/formLists';
 import { searchRecords } from '../RecordManagementService/shared/list/recordSearch';
 import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/list/search';

@@ -10,7 +10,7 @@ import { triggerItemOf } from '../RecordManagementService/shared/item/item';
 import type { Item } from '../RecordManagementService/shared/item/item';
 import { pathOf } from '../RecordManagementService/shared/item/paths';
 import { entityTypeOf } from '../RecordManagementService/shared/item/validation';
-import { whereOf } from '../RecordManagementService/shared/list/filters';
+import { whereOf } from '../RecordManagementService/shared/list/where';
 import { listRecords, repeats } from '../RecordManagementService/shared/list/listing';
 import { noteTypesWhere } from '../RecordManagementService/shared/list/notes';
 import { PAGE_SIZE, pageRequest } from '../RecordManagementService/shared/list/page';

@@ -423,7 +423,7 @@ export async function countEvaluations<T>(work: () => Promise<T>): Promise<{ res
 /**
  * Counts the parameters this package's node reads through n8n's getNodeParameter while `work` runs, by name (each
  * read resolves the value: expressions, defaults, the parameter's type). The node reads what it can as saved
- * (shared/item.ts). The spy passes every call through unchanged.
+ * (shared/item/item.ts). The spy passes every call through unchanged.
  */
 export async function countParameterReads<T>(work: () => Promise<T>): Promise<{ result: T; reads: Map<string, number> }> {
 	const prototype = NodeExecutionContext.prototype as unknown as { _getNodeParameter: (name: string) => unknown };

@@ -4,7 +4,7 @@ import { runOf } from '../../shared/http/run';
 import { pathOf } from '../../shared/item/paths';
 import { entityTypeOf } from '../../shared/item/validation';
 import { countedForModel } from '../../shared/list/counted';
-import { listQueryOf, wantedRecords } from '../../shared/list/filters';
+import { listQueryOf, wantedRecords } from '../../shared/list/where';
 import { listRecords } from '../../shared/list/listing';
 import { keysetOrderOf, mayFollowOn } from '../../shared/list/listOrder';
 import { searchQueryOf } from '../../shared/list/search';

@@ -120,7 +120,7 @@ export async function lookUpOne(run: Run, itemIndex: number, path: string, field
 /**
  * Gathers the match values of one entity type and match field and looks them up together, in chunks bounded by the
  * number of values and the length of the query string. A chunk is sent as soon as it is full (the items are still
- * being read meanwhile), the last one when the input ends; the transport bounds how many requests are open.
+ * being read meanwhile), the last one when the input ends; the run bounds how many requests are open.
  */
 export class LookupGroup {
 	private chunk: Wanted[] = [];

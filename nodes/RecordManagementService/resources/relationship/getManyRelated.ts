@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { runOf } from '../../shared/http/run';
 import { forEachItem } from '../../shared/operation/forEachItem';
 import { dialectOf } from '../../shared/server/dialect';
-import { listQueryOf, wantedRecords } from '../../shared/list/filters';
+import { listQueryOf, wantedRecords } from '../../shared/list/where';
 import { relatedRecordSelect } from '../../shared/server/attributes';
 import { readMetadata } from '../../shared/server/metadata';
 import { pathOf } from '../../shared/item/paths';

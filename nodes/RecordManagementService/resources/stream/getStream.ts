@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { runOf } from '../../shared/http/run';
 import { pathOf } from '../../shared/item/paths';
 import { requireWellFormed } from '../../shared/item/validation';
-import { wantedRecords } from '../../shared/list/filters';
+import { wantedRecords } from '../../shared/list/where';
 import { listRecords } from '../../shared/list/listing';
 import { NOTE_TYPES, noteTypesWhere, streamOfField } from '../../shared/list/notes';
 import { forEachItem } from '../../shared/operation/forEachItem';

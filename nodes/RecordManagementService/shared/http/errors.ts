@@ -228,7 +228,7 @@ function adviceForModel(failure: FailedResponse): string | undefined {
 
 /**
  * An answer the node refuses although the server sent it with a success status (or a redirect): not what the operation
- * reads, too large, or pointing elsewhere. It is a NodeApiError (the server's doing) that transport passes on as is.
+ * reads, too large, or pointing elsewhere. It is a NodeApiError (the server's doing) that sendReliably (send.ts) passes on as is.
  */
 export class UnusableAnswerError extends NodeApiError {}
 

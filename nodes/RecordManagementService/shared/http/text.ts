@@ -43,7 +43,7 @@ export function brokenTextIn(value: unknown, path = ''): BrokenText | undefined 
 
 /**
  * A JSON body with every broken character replaced by U+FFFD (�); the same object when it has none (the usual case:
- * nothing is copied). See `exchange` in transport.ts for why a body is mended while an address is refused.
+ * nothing is copied). See `exchange` in request.ts for why a body is mended while an address is refused.
  */
 export function mendedBody<T>(value: T): T {
 	if (typeof value === 'string') return (LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, '\uFFFD') : value) as T;
