@@ -182,6 +182,28 @@ describe('outputs and errors worded for the model', () => {
 		expect(bed.received('GET')).toHaveLength(1);
 	});
 
+	test("Create or Update fails as the other operations do: the allowed values, and the 409's advice for the model", async () => {
+		const upsert = {
+			resource: 'record',
+			operation: 'upsert',
+			entityType: 'Lead',
+			matchField: 'emailAddress',
+			matchValue: fromAI('email', 'The e-mail address of the lead'),
+			fields: { lastName: 'Quote', status: fromAI('status', 'The status of the lead') },
+		};
+		const asTool = await bed.run(upsert, [{ email: 'bob.quote@example.com', status: 'Hot' }], { asTool: true });
+		expect(asTool.error?.message).toMatch(
+			/^The server refused the request as invalid \(400\): Field validation failure; entityType: Lead, field: status, type: valid\. Nothing was stored: "status" of a Lead takes one of these values only: "New", "Assigned", .*\. Call the tool again with one of them\.$/,
+		);
+		expect(bed.received().map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual(['200 GET /Lead', '400 POST /Lead', '200 GET /Metadata']);
+
+		// A look-alike found by the server's duplicate check: the model is told to use the existing record.
+		const existing = bed.sandbox.store.create('Lead', { firstName: 'Bob', lastName: 'Quote' });
+		const duplicate = { ...upsert, fields: { firstName: 'Bob', lastName: 'Quote' } };
+		const again = await bed.run(duplicate, [{ email: 'bob@example.com' }], { asTool: true });
+		expect(again.error?.message).toMatch(new RegExp(`Do not create it again: use the existing record \\(ID ${existing.id}\\) instead`));
+	});
+
 	test('Stream > Post with Simplify: the note without its empty fields and bookkeeping; off by default', async () => {
 		const { id } = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
 		const post = { resource: 'stream', operation: 'post', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: id }, post: 'Called back.' };
