@@ -85,14 +85,16 @@ export async function followRedirects<T>(request: {
 }): Promise<T> {
 	let address: string | undefined;
 	for (let hops = 0; ; hops++) {
-		let redirected: Redirected | undefined;
+		let outcome: { answer: T } | { error: unknown };
 		try {
-			const answer = await request.attempt(address, hops);
-			redirected = await request.redirectOf({ answer });
-			if (!redirected) return answer;
+			outcome = { answer: await request.attempt(address, hops) };
 		} catch (error) {
-			redirected = await request.redirectOf({ error });
-			if (!redirected) throw error;
+			outcome = { error };
+		}
+		const redirected = await request.redirectOf(outcome);
+		if (!redirected) {
+			if ('error' in outcome) throw outcome.error;
+			return outcome.answer;
 		}
 		const decision = redirectDecision((address ??= request.from()), request.method, redirected.status, redirected.location);
 		if ('refuse' in decision) throw request.refuse({ status: redirected.status, message: decision.refuse });

@@ -121,7 +121,8 @@ export async function sendReliably<T>(
 				outcome = 'accepted';
 				return { body, earlierFailures };
 			} catch (error) {
-				if (error instanceof RedirectNotFollowed) throw error;
+				// Not followed: thrown as it was made (its outcome unknown: the credentials were neither taken nor refused).
+				if (error instanceof RedirectNotFollowed) throw asNodeError(run.node, error, itemIndex);
 				// The node's own refusals (of an answer, in postReceive) are already what the user should see.
 				if (error instanceof NodeOperationError) throw asNodeError(run.node, error, itemIndex);
 				if (error instanceof UnusableAnswerError) {
