@@ -3,7 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeProperties, INodeProperty
 import type { Item } from '../item/item';
 import { requireWellFormed } from '../item/validation';
 import type { Dialect } from '../server/dialect';
-import { chosenEntityType, readServer } from '../server/formLists';
+import { listedEntityType, readServer } from '../server/formLists';
 
 /**
  * EspoCRM's own ways of finding records, as its list views offer them: the search box (`textFilter`), the filter
@@ -116,12 +116,7 @@ async function readSearchDefinitions(context: ILoadOptionsFunctions) {
 	if (!server.metadata) return undefined;
 	const metadata = server.metadata as SearchMetadata;
 	const translations = server.translations as Translations;
-	let entityType = chosenEntityType(context);
-	if (context.getCurrentNodeParameter('operation') === 'getManyRelated') {
-		const chosen = context.getCurrentNodeParameter('link');
-		const link = String((chosen === 'custom' ? context.getCurrentNodeParameter('customLink') : chosen) ?? '');
-		entityType = metadata.entityDefs?.[entityType]?.links?.[link]?.entity ?? entityType;
-	}
+	const entityType = listedEntityType(context, server.metadata);
 	const label = (group: 'presetFilters' | 'boolFilters', name: string) => {
 		const text = translations[entityType]?.[group]?.[name] ?? translations.Global?.[group]?.[name];
 		return typeof text === 'string' && text !== '' ? text : name;

@@ -74,7 +74,7 @@ export function chosenEntityType(context: ILoadOptionsFunctions): string {
  * The entity type whose records a list shows: Get Many Related lists the records its relationship leads to, so its
  * Fields to Return, Sort By and filter fields are the related type's.
  */
-function listedEntityType(context: ILoadOptionsFunctions, metadata?: Metadata): string {
+export function listedEntityType(context: ILoadOptionsFunctions, metadata?: Metadata): string {
 	const entityType = chosenEntityType(context);
 	if (context.getCurrentNodeParameter('operation') !== 'getManyRelated') return entityType;
 	const chosen = context.getCurrentNodeParameter('link');
