@@ -103,7 +103,8 @@ export class NodeTypes implements INodeTypes {
 		return this.types[name];
 	}
 
-	getByNameAndVersion(name: string): INodeType {
+	/** One class serves every version of a node (n8n's light versioning): the version is the node's to read. */
+	getByNameAndVersion(name: string, _version?: number): INodeType {
 		return this.types[name];
 	}
 
