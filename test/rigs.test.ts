@@ -46,7 +46,7 @@ const isUnder = (folder: string, path: string) => path === folder || path.starts
 describe('rigs beside the tests they serve', () => {
 	test('the finder sees each way a file names a module', () => {
 		const source = [
-			"const srv = require('../../scripts/lib/n8n-server');",
+			"const srv = require('../../scripts/dev');",
 			'const { run } = require("./run");',
 			'const path = require.resolve(`../scripts/dev.js`);',
 			"import { a, b } from '../scripts/x';",
@@ -57,7 +57,7 @@ describe('rigs beside the tests they serve', () => {
 			'const name = `template ${with} substitution`;',
 		].join('\n');
 		expect(modulesNamedIn(source)).toEqual([
-			{ line: 1, specifier: '../../scripts/lib/n8n-server' },
+			{ line: 1, specifier: '../../scripts/dev' },
 			{ line: 2, specifier: './run' },
 			{ line: 3, specifier: '../scripts/dev.js' },
 			{ line: 4, specifier: '../scripts/x' },
