@@ -1,6 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
 	testEnvironment: '<rootDir>/test/harness/quietEnvironment.js',
+	// Only *.test.ts are tests: the rigs beside them (test/lib/, test/<suite>/run.js and its helpers) are not.
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],

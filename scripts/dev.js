@@ -4,7 +4,7 @@
  * npm run dev: the n8n editor with this package loaded, against the sandbox server. One command from a fresh clone.
  *
  *   - npm ci when node_modules is missing
- *   - installs or reuses Node 24 + n8n 2.41.1 (scripts/n8n-env.js, cached outside the repository)
+ *   - installs or reuses Node 24 + n8n 2.41.1 (test/lib/n8n-env.js, cached outside the repository)
  *   - npm run build
  *   - the sandbox server with demo data (node test/sandbox/cli.js, port 8787 or the next free one)
  *   - a persistent n8n user folder in the cache (this repository linked in as a community package),
@@ -23,12 +23,12 @@ const fs = require('fs');
 const net = require('net');
 const path = require('path');
 const { spawn } = require('child_process');
-const env = require('./n8n-env');
-const n8nServer = require('./lib/n8n-server');
+const env = require('../test/lib/n8n-env');
+const n8nServer = require('../test/lib/n8n-server');
 
 const REPO = env.REPO_ROOT;
 const OWNER = { email: 'dev@example.com', firstName: 'Dev', lastName: 'User', password: 'Sandbox-Dev-1' };
-const { DEV_CREDENTIALS, devCredentialFiles } = require('./lib/dev-credentials');
+const { DEV_CREDENTIALS, devCredentialFiles } = require('../test/lib/dev-credentials');
 
 const CREDENTIAL = DEV_CREDENTIALS.standard;
 // the same sandbox as an EspoCRM server: the editor's lists (entity types, fields, relationships) come from its metadata
@@ -376,7 +376,7 @@ async function main() {
 		} catch {}
 		await n8n.exited;
 		// judged by the execution it saved (the editor's n8n saves every execution), not by what it printed
-		const { executeAndRead, lastExecutionId } = require('./lib/saved-executions');
+		const { executeAndRead, lastExecutionId } = require('../test/lib/saved-executions');
 		const ran = await executeAndRead({ p, n8nEnv, runN8n: env.runN8n, workflowId: wf.id, afterId: await lastExecutionId(p, userFolder) });
 		if (ran.problem) problems.push(`example workflow failed: ${ran.problem}\n${ran.res.stdout.slice(-3000)}\n${ran.res.stderr.slice(-2000)}`);
 		else {
@@ -394,14 +394,14 @@ async function main() {
 }
 
 /**
- * npm run dev -- --espocrm: the editor against a real EspoCRM (ESPOCRM_TREE / ESPOCRM_ZIP) instead of the sandbox (scripts/espocrm/espocrm.js:
+ * npm run dev -- --espocrm: the editor against a real EspoCRM (ESPOCRM_TREE / ESPOCRM_ZIP) instead of the sandbox (test/espocrm/rig/espocrm.js:
  * installed once into the cache, then its dev copy, whose data are kept between dev runs; RMS_DEV_RESET=1 starts it
  * from the fresh snapshot again). Credentials for its API users (API key, HMAC) and its admin (Basic) are imported.
  */
 async function espocrmDev() {
 	const checkMode = process.argv.includes('--check');
 	const t0 = Date.now();
-	const espocrm = require('./espocrm/espocrm');
+	const espocrm = require('../test/espocrm/rig/espocrm');
 	const { credentialFiles } = require('../test/espocrm/credentials');
 	const release = await espocrm.releaseOrSkip('npm run dev -- --espocrm', { log });
 	if (!release) return;

@@ -1,5 +1,5 @@
 /**
- * The harness's calls to a running n8n (scripts/lib/n8n-server.js) wait out n8n not serving them: at a load of 8 to 9
+ * The harness's calls to a running n8n (test/lib/n8n-server.js) wait out n8n not serving them: at a load of 8 to 9
  * on 2 cores n8n loses its database for a moment ("Database ping failed (1): Database connection timed out") and
  * answers every REST call with 503 "Database is not ready!" until it has reconnected. Checked against a small local
  * server that answers as n8n 2.41.1 does then.
@@ -14,7 +14,7 @@ interface Answer {
 }
 
 // Plain JavaScript of the repository's scripts, without type declarations: the part these tests use.
-const n8nServer = require('../scripts/lib/n8n-server') as {
+const n8nServer = require('./lib/n8n-server') as {
 	login(baseUrl: string): Promise<{ cookie: string }>;
 	activateWorkflow(baseUrl: string, cookie: string, id: string): Promise<{ id: string; active: boolean }>;
 	n8nRequest(method: string, url: string, options?: object, wait?: { timeoutMs?: number }): Promise<Answer>;

@@ -6,7 +6,7 @@
  *                                                   nodeListOrderJoins,rawSortJoins,nodeSortJoins]
  *                         [--runs N] [--linked] [--no-build] [--keep] [--json FILE]
  *
- * Creates on the real EspoCRM of the tests (the release given at run time: scripts/espocrm/espocrm.js), the `create`
+ * Creates on the real EspoCRM of the tests (the release given at run time: test/espocrm/rig/espocrm.js), the `create`
  * job of `npm run bench` on a server the bench did not write (issue 31, point 6): 1,000 Contacts with 3 fields from
  * expressions, by a raw client (5 in flight), this node (Max Parallel Requests 5) and the HTTP Request node (defaults:
  * every item at once), EspoCRM's own time per request in place of the sandbox's latency. Goals: this node ≤ 1.5x raw, and ahead of the
@@ -42,11 +42,11 @@ const os = require('os');
 const path = require('path');
 const http = require('http');
 const { performance } = require('perf_hooks');
-const env = require('../n8n-env');
-const { Processes } = require('../lib/n8n-server');
+const env = require('../../test/lib/n8n-env');
+const { Processes } = require('../../test/lib/n8n-server');
 const { setupN8n, measure, onNode24 } = require('./n8n');
-const { startEspo, releaseOrSkip } = require('../espocrm/espocrm');
-const { toQuery } = require('../espocrm/client');
+const { startEspo, releaseOrSkip } = require('../../test/espocrm/rig/espocrm');
+const { toQuery } = require('../../test/espocrm/rig/client');
 const raw = require('./raw');
 const { median, stat, fmt } = require('./report');
 const { contact } = require('./sandbox-server');
@@ -124,7 +124,7 @@ async function rawOffset(apiBase, apiKey, select, order = {}) {
 	return { ms: performance.now() - started, records, unique: ids.size };
 }
 
-/** The PHP server log's request lines written since `from` (scripts/espocrm/router.php: "RMS <status> <ms> <method> <uri>"). */
+/** The PHP server log's request lines written since `from` (test/espocrm/rig/router.php: "RMS <status> <ms> <method> <uri>"). */
 function requestsSince(logFile, from) {
 	const text = fs.readFileSync(logFile, 'utf8').slice(from);
 	return text

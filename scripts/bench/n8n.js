@@ -1,6 +1,6 @@
 'use strict';
 /*
- * The real n8n CLI for the bench: the cached Node 24 + n8n 2.41.1 of the end-to-end tests (scripts/n8n-env.js),
+ * The real n8n CLI for the bench: the cached Node 24 + n8n 2.41.1 of the end-to-end tests (test/lib/n8n-env.js),
  * a scratch user folder with this package as a community package, `n8n execute --id=…` with its memory watched.
  */
 
@@ -8,9 +8,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const env = require('../n8n-env');
-const { runN8nCommand } = require('../lib/n8n-server');
-const { parseRun, errorText } = require('../lib/e2e-runner');
+const env = require('../../test/lib/n8n-env');
+const { runN8nCommand } = require('../../test/lib/n8n-server');
+const { parseRun, errorText } = require('../../test/lib/e2e-runner');
 
 /**
  * A copy of the package as built now (package.json + dist/), linked as the community package: other engineers
@@ -31,7 +31,7 @@ function snapshotPackage(workDir) {
 
 /**
  * Sets up n8n: user folder, credentials and workflows imported. Resolves { execute(workflowId) }.
- * `procs` (scripts/lib/n8n-server.js Processes) stops every n8n process on failure and Ctrl-C.
+ * `procs` (test/lib/n8n-server.js Processes) stops every n8n process on failure and Ctrl-C.
  */
 async function setupN8n({ procs, workDir, credentials, workflows, extraEnv = {} }) {
 	const p = await env.ensureN8n();

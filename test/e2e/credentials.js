@@ -7,7 +7,7 @@
  * `devStandard` and `devEspo` at the sandbox of the examples (seeded as `npm run dev` starts it), when `devOrigin` is.
  */
 const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
-const { DEV_CREDENTIALS, devCredentialFiles } = require('../../scripts/lib/dev-credentials');
+const { DEV_CREDENTIALS, devCredentialFiles } = require('../lib/dev-credentials');
 
 const CREDENTIALS = {
 	apiKey: { id: 'rmsE2eApiKey0001', name: 'RMS sandbox (API key)' },

@@ -4,7 +4,7 @@
  * download at npm install time), driven by playwright-core (a devDependency: Playwright's API without its browsers).
  */
 const fs = require('fs');
-const { ensureDebianPackages, which } = require('../../scripts/lib/apt');
+const { ensureDebianPackages, which } = require('../lib/apt');
 
 /** Where Debian installs it; CHROMIUM_PATH points at another Chromium. */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];

@@ -4,8 +4,8 @@
  * its id is what the test opens (`/workflow/<workflow id>/<node id>`). Built from the sandbox, which holds the records
  * some of them point at.
  */
-const { PACKAGE_NAME } = require('../../scripts/n8n-env');
-const { DEV_CREDENTIALS } = require('../../scripts/lib/dev-credentials');
+const { PACKAGE_NAME } = require('../lib/n8n-env');
+const { DEV_CREDENTIALS } = require('../lib/dev-credentials');
 
 const NODE = `${PACKAGE_NAME}.recordManagementService`;
 const TOOL = `${NODE}Tool`;

@@ -11,7 +11,7 @@ const CREDENTIALS = {
 	basic: { id: 'rmsEspoBasic0001', name: 'EspoCRM (Basic, admin)' },
 };
 
-/** [{id, name, type, data}] for `n8n import:credentials`; keys = the `keys` of scripts/espocrm/espocrm.js startEspo. */
+/** [{id, name, type, data}] for `n8n import:credentials`; keys = the `keys` of test/espocrm/rig/espocrm.js startEspo. */
 function credentialFiles(origin, keys) {
 	const base = { baseUrl: origin, server: 'espocrm', ignoreSslIssues: false };
 	const data = {

@@ -1286,7 +1286,7 @@ describe('tied timestamps and modifiedAt', () => {
 });
 
 /**
- * What scripts/espocrm/compare-sandbox.js found where the sandbox and a real EspoCRM 8.1.5 answered differently,
+ * What test/espocrm/compare-sandbox.js found where the sandbox and a real EspoCRM 8.1.5 answered differently,
  * now as EspoCRM answers (the 'espocrm' dialect, and 'both' where noted).
  */
 describe('as EspoCRM 8.1.5 answers (compare-sandbox.js)', () => {

@@ -13,7 +13,7 @@
  * e-mail's conversation, and the policy reads the e-mail and the tool results so far, as a model would.
  * Figures (requests per e-mail, characters the model received from the tools) are printed for docs/ai-agents.md.
  *
- * Runs on the sandbox, and on a real EspoCRM when the runner is given one (`anyCrm`, scripts/agents.js): the records
+ * Runs on the sandbox, and on a real EspoCRM when the runner is given one (`anyCrm`, test/agents/run.js): the records
  * are seeded and read back through the CRM's API (`crm`, test/agents/crm.js); the requests the tools sent are
  * asserted on the sandbox only.
  */
@@ -256,7 +256,7 @@ module.exports.before = async ({ crm }) => {
 	await crm.create('Lead', EXISTING_LEAD);
 };
 
-/** Runs on a real EspoCRM too (scripts/agents.js with RMS_ESPOCRM). */
+/** Runs on a real EspoCRM too (test/agents/run.js with RMS_ESPOCRM). */
 module.exports.anyCrm = true;
 
 module.exports.script = Array.from({ length: TURNS }, () => policy);

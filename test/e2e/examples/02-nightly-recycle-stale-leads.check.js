@@ -25,7 +25,7 @@ module.exports = (result, sandbox, assert) => {
 	// the check's stale leads and those of the demo data
 	const stale = [...sandbox.state.stale, ...sandbox.state.staleBefore];
 	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
-	// started from the Manual Trigger only (the runner lists it first: see manualTriggerFirst in scripts/lib/e2e-runner.js)
+	// started from the Manual Trigger only (the runner lists it first: see manualTriggerFirst in test/lib/e2e-runner.js)
 	assert.deepEqual(result.nodesRun, ['When clicking ‘Execute workflow’', 'New leads older than 30 days', 'Mark them Recycled']);
 
 	// the search: status New and modifiedAt older than 30 days

@@ -19,7 +19,7 @@
  * As a user of `npm run dev` runs them: after the dev editor's own workflow (scripts/dev-workflow.json, run first as
  * `example-00-dev-workflow`), with the dev credentials ("Sandbox (API key)", "Sandbox as EspoCRM (API key)",
  * test/e2e/credentials.js: devStandard, devEspo), the one each example's sticky note names, against a sandbox of
- * their own started as `npm run dev` starts its sandbox, demo data included (scripts/e2e.js).
+ * their own started as `npm run dev` starts its sandbox, demo data included (test/e2e/run.js).
  */
 const fs = require('fs');
 const path = require('path');

@@ -1,14 +1,14 @@
 'use strict';
 /*
  * The webhook trigger in the real n8n (issue 17): `n8n start` with the workflow published, against a sandbox of its
- * own (EspoCRM dialect, so that /Webhook exists). A phase of `npm run test:e2e` (scripts/e2e.js): it runs alongside
+ * own (EspoCRM dialect, so that /Webhook exists). A phase of `npm run test:e2e` (test/e2e/run.js): it runs alongside
  * the `n8n execute` workflows, so its n8n start-up costs no time of its own.
  *
  *   workflow   webhook-trigger.json: Record Management Service Webhook Trigger (Contact; events create and update;
  *              Include Full Record on; credential "RMS webhook sandbox (EspoCRM, API key)") → No Operation "Received"
  *   n8n        its own user folder (<workDir>/webhook/user-folder), with the database that the run's import left
  *              (credentials and workflows, this one included; copied before any execution) and the same package;
- *              one main process (SQLite, regular mode), started with scripts/lib/n8n-server.js
+ *              one main process (SQLite, regular mode), started with test/lib/n8n-server.js
  *
  * Steps and what they assert:
  *   1. owner set up, logged in; the workflow published through the REST API, as the editor does
@@ -21,11 +21,11 @@
  *   5. a POST with a wrong X-Signature and one without get 401, one signed for a webhook id the trigger does not
  *      know gets 410; none starts an execution
  *   6. unpublished: both webhooks deleted from the sandbox (DELETE /Webhook/{id}, 200 each)
- *   7. n8n stopped (also when a step fails; on Ctrl-C scripts/e2e.js kills it)
+ *   7. n8n stopped (also when a step fails; on Ctrl-C test/e2e/run.js kills it)
  */
 const assert = require('assert/strict');
-const srv = require('../../../scripts/lib/n8n-server');
-const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../../scripts/lib/webhook-phase');
+const srv = require('../../lib/n8n-server');
+const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../lib/webhook-phase');
 
 const workflow = require('./webhook-trigger.json');
 

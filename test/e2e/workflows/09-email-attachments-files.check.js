@@ -9,7 +9,7 @@
  * and the bytes n8n downloaded are the originals (SHA-256 and length).
  *
  * The files lie in the folder that n8n may read (`%E2E_FILES%` in the workflow, N8N_RESTRICT_FILE_ACCESS_TO in
- * scripts/e2e.js); n8n keeps binary data on disk (its default mode outside queue mode), so the run data printed by
+ * test/e2e/run.js); n8n keeps binary data on disk (its default mode outside queue mode), so the run data printed by
  * `n8n execute` holds references, not the 5 MiB.
  */
 const fs = require('fs');

@@ -5,7 +5,7 @@
  * taken all of it: the output ends cut off (exit code 0), at 1.3 MB for a 5 MiB attachment on a loaded machine
  * (test:espocrm), and the runner that parsed it failed with "Unexpected end of JSON input". Large enough, it is cut
  * on any machine: here Return All reads 6,000 contacts with 6 KB descriptions (about 45 MB printed; seen cut at
- * 1.3 MB). The runner reads the execution n8n saved in its database instead (scripts/lib/saved-executions.js).
+ * 1.3 MB). The runner reads the execution n8n saved in its database instead (test/lib/saved-executions.js).
  */
 const COUNT = 6000;
 

@@ -2,7 +2,7 @@
  * The forms' lists, the credential test and the polling trigger against the real EspoCRM (7.5.6 to 9.3.4): the node's
  * loadOptions, listSearch and resourceMapping methods, its credential test and the trigger's poll, run through n8n's
  * own contexts (the engine harness), with the credentials of test/espocrm/credentials.js. A phase of
- * `npm run test:espocrm` (scripts/espocrm/run.js starts it with `RMS_ESPOCRM` = {origin, credentials}); not part of
+ * `npm run test:espocrm` (test/espocrm/run.js starts it with `RMS_ESPOCRM` = {origin, credentials}); not part of
  * `npm test`, whose jest only runs `*.test.ts`.
  */
 import { CredentialStore, loadFormList, testCredential } from '../../harness/engine';

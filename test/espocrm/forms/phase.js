@@ -1,6 +1,6 @@
 'use strict';
 /*
- * A phase of `npm run test:espocrm` (scripts/espocrm/run.js): forms.espocrm.ts, the forms' lists, the credential
+ * A phase of `npm run test:espocrm` (test/espocrm/run.js): forms.espocrm.ts, the forms' lists, the credential
  * test and the polling trigger against the real EspoCRM, run by the repository's jest (the engine harness, as
  * `npm test` runs its suites) in a process of its own, after the workflows.
  */

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * The webhook trigger in the real n8n against the real EspoCRM (7.5.6 to 9.3.4): `n8n start` with the workflow published,
- * EspoCRM delivering through its own scheduled job. A phase of `npm run test:espocrm` (scripts/espocrm/run.js),
+ * EspoCRM delivering through its own scheduled job. A phase of `npm run test:espocrm` (test/espocrm/run.js),
  * alongside the workflows: the trigger watches Cases, which no workflow touches, so that their records cannot reach it.
  * The same steps as the sandbox's phase (test/e2e/webhook/webhook-trigger.js), with EspoCRM in the sandbox's place:
  *
@@ -15,11 +15,11 @@
  *   5. a POST with a wrong X-Signature and one without get 401, one signed for a webhook id the trigger does not know
  *      gets 410; none starts an execution
  *   6. unpublished: both webhooks gone from EspoCRM
- *   7. n8n stopped (also when a step fails; on Ctrl-C scripts/espocrm/run.js kills it)
+ *   7. n8n stopped (also when a step fails; on Ctrl-C test/espocrm/run.js kills it)
  */
 const assert = require('assert/strict');
-const srv = require('../../../scripts/lib/n8n-server');
-const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../../scripts/lib/webhook-phase');
+const srv = require('../../lib/n8n-server');
+const { espoSignature, itemsOf, startPhaseN8n, logTail } = require('../../lib/webhook-phase');
 
 const workflow = require('./webhook-trigger.json');
 
@@ -29,7 +29,7 @@ const NEXT = 'Received';
 
 /**
  * The phase. ctx: the runner's phase context (p, n8nEnv, databaseFiles, packageRoot, workDir, keep, log) plus `espo`,
- * the EspoCRM that scripts/espocrm/espocrm.js startEspo started, with `mark()` and `requests(from)`: what it served
+ * the EspoCRM that test/espocrm/rig/espocrm.js startEspo started, with `mark()` and `requests(from)`: what it served
  * since a mark, and `port`, n8n's port (the one EspoCRM 9.3's webhookAllowedAddressList holds).
  */
 async function run(ctx) {
@@ -42,7 +42,7 @@ async function run(ctx) {
 	/** EspoCRM's scheduled job, run once: it turns the queued events into deliveries and sends them. */
 	const deliver = async () => await espo.runJob('ProcessWebhookQueue');
 	// 1: n8n started, the owner set up, the workflow published
-	// n8n on the port EspoCRM 9.3's webhookAllowedAddressList holds (scripts/espocrm/run.js)
+	// n8n on the port EspoCRM 9.3's webhookAllowedAddressList holds (test/espocrm/run.js)
 	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'EspoCRM webhook phase', workflow, trigger: TRIGGER, port: ctx.port });
 	const { url, mark } = phase;
 	let ok = false;

@@ -7,15 +7,15 @@
  * holds no webhook afterwards.
  */
 const assert = require('assert/strict');
-const srv = require('../../../scripts/lib/n8n-server');
-const { startPhaseN8n, logTail } = require('../../../scripts/lib/webhook-phase');
+const srv = require('../../lib/n8n-server');
+const { startPhaseN8n, logTail } = require('../../lib/webhook-phase');
 
 const workflow = require('../webhook/webhook-trigger.json');
 
 const NAME = 'webhook trigger refused by EspoCRM 9.3 without webhookAllowedAddressList (n8n start)';
 const TRIGGER = 'Case Changed';
 
-/** ctx: the runner's phase context plus `espo` (scripts/espocrm/espocrm.js startEspo, with `mark()` and `requests(from)`). */
+/** ctx: the runner's phase context plus `espo` (test/espocrm/rig/espocrm.js startEspo, with `mark()` and `requests(from)`). */
 async function run(ctx) {
 	const { espo } = ctx;
 	const from = espo.mark();

@@ -5,11 +5,11 @@
  * (ESPOCRM_PHP, ESPOCRM_PHP_CHROOT: php.js) is only checked, never installed into; MariaDB is the host's either way.
  *
  * Another process may be installing Debian packages at the same time: apt-get waits for the dpkg lock
- * (DPkg::Lock::Timeout; scripts/lib/apt.js). Where apt-get cannot be used (not root, not Debian), it fails with the
+ * (DPkg::Lock::Timeout; test/lib/apt.js). Where apt-get cannot be used (not root, not Debian), it fails with the
  * exact command to run.
  */
 
-const { ensureDebianPackages, which, userFacing } = require('../lib/apt');
+const { ensureDebianPackages, which, userFacing } = require('../../lib/apt');
 const { givenPhp, runPhp } = require('./php');
 
 /** Debian's default PHP, whichever version its release has (php-cli depends on php8.2-cli on 12, php8.4-cli on 13). */

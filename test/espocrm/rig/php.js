@@ -9,7 +9,7 @@
  *                                 /proc, /dev and the folders PHP reads (the EspoCRM cache, this repository, a given
  *                                 zip's folder) are bind-mounted at their own paths. Nothing stays mounted afterwards;
  *                                 MariaDB stays the host's, reached over 127.0.0.1.
- *   neither                       `php` on PATH (Debian's: scripts/espocrm/prereq.js installs it when missing)
+ *   neither                       `php` on PATH (Debian's: test/espocrm/rig/prereq.js installs it when missing)
  *
  * A release says which PHP it needs in vendor/composer/platform_check.php (`PHP_VERSION_ID >= 80300` for 9.3): a
  * command that needs a release and gets a PHP older than that says so in one line and is skipped (releaseOrSkip in
@@ -21,7 +21,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 
-const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /**
  * Runs `php` inside the chroot given as $1, with the folders up to `--` bind-mounted at their own paths, from the

@@ -3,13 +3,13 @@
 /*
  * npm run test:editor: the editor as people meet it, in a real browser. See test/editor/README.md.
  *
- *   1. installs or reuses Node 24 + n8n 2.41.1 (scripts/n8n-env.js) and Debian's Chromium (apt-get when missing:
+ *   1. installs or reuses Node 24 + n8n 2.41.1 (test/lib/n8n-env.js) and Debian's Chromium (apt-get when missing:
  *      test/editor/browser.js); npm run build unless --no-build
  *   2. the sandbox as `npm run dev` starts it (both dialects, demo data), in this process
  *   3. a fresh n8n user folder (.e2e/editor/user-folder) with a copy of the built package as a community package; the
- *      dev editor's two credentials (scripts/lib/dev-credentials.js) and the test's workflows (test/editor/workflows.js)
+ *      dev editor's two credentials (test/lib/dev-credentials.js) and the test's workflows (test/editor/workflows.js)
  *      imported with the n8n CLI
- *   4. n8n start (scripts/lib/n8n-server.js), the owner account
+ *   4. n8n start (test/lib/n8n-server.js), the owner account
  *   5. headless Chromium through playwright-core: the checks of test/editor/checks.js, one PASS/FAIL line each, a
  *      screenshot of each form in .e2e/editor/screenshots
  *
@@ -20,14 +20,14 @@
 
 const fs = require('fs');
 const path = require('path');
-const env = require('./n8n-env');
-const srv = require('./lib/n8n-server');
-const { devCredentialFiles } = require('./lib/dev-credentials');
-const { startSandbox, DEV_SANDBOX_OPTIONS } = require('../test/sandbox');
-const { ensureChromium, launchChromium } = require('../test/editor/browser');
-const { editorWorkflows } = require('../test/editor/workflows');
-const { CHECKS } = require('../test/editor/checks');
-const { Editor } = require('../test/editor/editor');
+const env = require('../lib/n8n-env');
+const srv = require('../lib/n8n-server');
+const { devCredentialFiles } = require('../lib/dev-credentials');
+const { startSandbox, DEV_SANDBOX_OPTIONS } = require('../sandbox');
+const { ensureChromium, launchChromium } = require('./browser');
+const { editorWorkflows } = require('./workflows');
+const { CHECKS } = require('./checks');
+const { Editor } = require('./editor');
 
 const REPO = env.REPO_ROOT;
 const WORK_DIR = path.join(REPO, '.e2e', 'editor');

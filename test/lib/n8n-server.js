@@ -4,11 +4,11 @@
  * environment, health checks, the owner account, workflow activation and production webhooks; and a small process
  * registry that stops exactly what it started (process groups), also on failure and on Ctrl-C / SIGTERM.
  *
- * Used by scripts/queue/run.js (npm run test:queue: main + two workers in queue mode) and meant for the
+ * Used by test/queue/run.js (npm run test:queue: main + two workers in queue mode) and meant for the
  * webhook-trigger end-to-end tests (n8n start with an active workflow). Plain Node (>= 18), no dependency:
- * n8n itself comes from scripts/n8n-env.js (`ensureN8n()` gives `p` = { nodeBin, n8nBin, ... }).
+ * n8n itself comes from test/lib/n8n-env.js (`ensureN8n()` gives `p` = { nodeBin, n8nBin, ... }).
  *
- *   const env = require('../n8n-env');
+ *   const env = require('../lib/n8n-env');       // from a suite's folder, test/<suite>/
  *   const srv = require('../lib/n8n-server');
  *
  *   const procs = new srv.Processes({ log: env.log });

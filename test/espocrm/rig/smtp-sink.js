@@ -7,7 +7,7 @@
  *   sink.port; sink.messages  // [{from, to: [...], subject, headers: {lowercase: value}, body, raw, at}]
  *   await sink.close();
  *
- * `node scripts/espocrm/smtp-sink.js [port]` runs one alone and prints each message.
+ * `node test/espocrm/rig/smtp-sink.js [port]` runs one alone and prints each message.
  */
 
 const net = require('net');

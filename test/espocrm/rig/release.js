@@ -12,8 +12,8 @@
  * The version is read from the tree (application/Espo/Resources/defaults/config.php). Without either variable, the
  * commands that need a release print one line (skipLine) and exit 0.
  *
- *   node scripts/espocrm/release.js digest <tree or zip>   the tree's SHA-256 (what releases.json pins) and version
- *   node scripts/espocrm/release.js check <tree or zip>    exit 1 unless the tree's digest is the one pinned for its version;
+ *   node test/espocrm/rig/release.js digest <tree or zip>   the tree's SHA-256 (what releases.json pins) and version
+ *   node test/espocrm/rig/release.js check <tree or zip>    exit 1 unless the tree's digest is the one pinned for its version;
  *                                                          a version listed with `treeSha256: null` only prints it
  *
  * The tree's digest: SHA-256 over the sorted lines "<path relative to the tree>\0<SHA-256 of the file>\n" of every
@@ -150,7 +150,7 @@ module.exports = { givenRelease, releaseTreeIn, readVersion, treeDigest, skipLin
 if (require.main === module) {
 	const [cmd, target] = process.argv.slice(2);
 	if (!['digest', 'check'].includes(cmd) || !target) {
-		console.error('usage: node scripts/espocrm/release.js digest|check <release tree folder or zip>');
+		console.error('usage: node test/espocrm/rig/release.js digest|check <release tree folder or zip>');
 		process.exit(2);
 	}
 	const os = require('os');
@@ -169,13 +169,13 @@ if (require.main === module) {
 	console.log(`EspoCRM ${version} tree ${tree}: SHA-256 ${digest}`);
 	if (cmd === 'check') {
 		if (!PINNED[version]) {
-			console.error(`EspoCRM ${version} is not in scripts/espocrm/releases.json`);
+			console.error(`EspoCRM ${version} is not in test/espocrm/rig/releases.json`);
 			process.exit(1);
 		}
 		if (!pinned) {
 			// A version listed without a digest (releases.json says why): its CI job prints the digest for a maintainer to
 			// pin, and goes on.
-			console.log(`no digest is pinned for ${version} yet (${PINNED[version].digest}): to pin this tree, set its treeSha256 in scripts/espocrm/releases.json to ${digest}`);
+			console.log(`no digest is pinned for ${version} yet (${PINNED[version].digest}): to pin this tree, set its treeSha256 in test/espocrm/rig/releases.json to ${digest}`);
 			// On GitHub Actions, also on the run's summary page.
 			if (process.env.GITHUB_ACTIONS === 'true') console.log(`::notice title=EspoCRM ${version}: tree digest to pin::${digest}`);
 			process.exit(0);

@@ -4,7 +4,7 @@
  * once per version into a cache folder outside the repository, then started from a snapshot of its fresh state in
  * about a second.
  *
- *   <cache>/espocrm-<version>/        <cache> = the parent of the n8n cache (scripts/n8n-env.js), or $RMS_ESPOCRM_CACHE
+ *   <cache>/espocrm-<version>/        <cache> = the parent of the n8n cache (test/lib/n8n-env.js), or $RMS_ESPOCRM_CACHE
  *     installed.json     the version marker, written last: what was installed, admin login, API users' keys
  *     tree/              a copy of the release tree (its data/ is the test instance's live one)
  *     db/                the test instance's MariaDB datadir (private mariadbd, never Debian's service)
@@ -21,12 +21,12 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
-const n8nEnv = require('../n8n-env');
+const n8nEnv = require('../../lib/n8n-env');
 const { ensurePrerequisites, which: findProgram } = require('./prereq');
 const { givenRelease, skipLine, compareWithPinned } = require('./release');
 const { givenPhp, phpForRelease } = require('./php');
 const { Processes, stopLeftovers, stopStrays, sleep } = require('./processes');
-const { acquireLock } = require('../lib/lock');
+const { acquireLock } = require('../../lib/lock');
 const { espoClient } = require('./client');
 const { startSmtpSink } = require('./smtp-sink');
 
@@ -762,9 +762,9 @@ module.exports = {
 };
 
 if (require.main === module) {
-	// node scripts/espocrm/espocrm.js [--dev] : install if needed, start, print, wait for Ctrl-C
+	// node test/espocrm/rig/espocrm.js [--dev] : install if needed, start, print, wait for Ctrl-C
 	const dev = process.argv.includes('--dev');
-	releaseOrSkip('node scripts/espocrm/espocrm.js')
+	releaseOrSkip('node test/espocrm/rig/espocrm.js')
 		.then((release) => release && startEspo({ instance: dev ? 'dev' : 'test', release }))
 		.then(
 		(e) => {

@@ -5,13 +5,13 @@
  * at run time), and prints where their answers differ (status, X-Status-Reason, the shape of the body). A tool for
  * whoever keeps the sandbox close to EspoCRM; it changes neither.
  *
- *   node scripts/espocrm/compare-sandbox.js            every probe
- *   node scripts/espocrm/compare-sandbox.js --all      also the probes whose answers agree
- *   node scripts/espocrm/compare-sandbox.js --json     the answers side by side as JSON
+ *   node test/espocrm/compare-sandbox.js            every probe
+ *   node test/espocrm/compare-sandbox.js --all      also the probes whose answers agree
+ *   node test/espocrm/compare-sandbox.js --json     the answers side by side as JSON
  */
 
-const { startEspo, releaseOrSkip } = require('./espocrm');
-const { espoClient } = require('./client');
+const { startEspo, releaseOrSkip } = require('./rig/espocrm');
+const { espoClient } = require('./rig/client');
 
 const isId = (v) => typeof v === 'string' && /^[0-9a-f]{17}$/.test(v);
 
@@ -370,9 +370,9 @@ async function run(server, clients, only) {
 async function main() {
 	const args = process.argv.slice(2);
 	const only = process.env.PROBE_ONLY || '';
-	const release = await releaseOrSkip('node scripts/espocrm/compare-sandbox.js');
+	const release = await releaseOrSkip('node test/espocrm/compare-sandbox.js');
 	if (!release) return 0;
-	const { startSandbox, SANDBOX_CREDENTIALS: S } = require('../../test/sandbox');
+	const { startSandbox, SANDBOX_CREDENTIALS: S } = require('../sandbox');
 	const sandbox = await startSandbox({ port: 0, dialect: 'espocrm' });
 	const espo = await startEspo({ instance: 'test', fresh: true, release });
 	try {

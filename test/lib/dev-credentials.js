@@ -5,7 +5,7 @@
  * entity types and fields). The examples (test/e2e) and the browser test of the editor (test/editor) use them with
  * the same ids and names, as users meet them in the dev editor.
  */
-const { SANDBOX_CREDENTIALS: S } = require('../../test/sandbox');
+const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
 
 const DEV_CREDENTIALS = {
 	standard: { id: 'rmsDevSandboxKey', name: 'Sandbox (API key)' },

@@ -1,7 +1,7 @@
 'use strict';
 /*
- * Debian packages a test needs, installed with apt-get when missing (scripts/espocrm/prereq.js: PHP and MariaDB;
- * scripts/editor.js: Chromium).
+ * Debian packages a test needs, installed with apt-get when missing (test/espocrm/rig/prereq.js: PHP and MariaDB;
+ * test/editor/run.js: Chromium).
  *
  * Another process may be installing Debian packages at the same time: apt-get waits for the dpkg lock
  * (DPkg::Lock::Timeout). `apt-get update` runs only when the install fails for lack of package lists.

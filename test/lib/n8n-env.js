@@ -3,8 +3,8 @@
 /*
  * Sets up a private, reusable copy of Node 24 and n8n 2.41.1 outside the repository, and helps run it.
  *
- *   node scripts/n8n-env.js            install (or reuse) and print where everything is
- *   node scripts/n8n-env.js --force    throw the cache away and install again
+ *   node test/lib/n8n-env.js            install (or reuse) and print where everything is
+ *   node test/lib/n8n-env.js --force    throw the cache away and install again
  *
  * Cache folder: $RMS_N8N_CACHE, or ${XDG_CACHE_HOME:-~/.cache}/n8n-nodes-record-management-service/n8n-2.41.1
  *
@@ -22,12 +22,12 @@ const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 
-const { acquireLock } = require('./lib/lock');
+const { acquireLock } = require('./lock');
 
 const N8N_VERSION = '2.41.1';
 const NODE_SPEC = 'node@24';
 const PACKAGE_NAME = 'n8n-nodes-record-management-service';
-const REPO_ROOT = path.resolve(__dirname, '..');
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 function cacheRoot() {
 	if (process.env.RMS_N8N_CACHE) return path.resolve(process.env.RMS_N8N_CACHE);
@@ -358,7 +358,7 @@ const OUTPUT_TAIL_CHARS = 256 * 1024;
  * Runs one n8n CLI command to its end. Resolves { code, stdout, stderr, ms } (never rejects on exit code; `code` is
  * the signal's name when it was killed, e.g. 'SIGSEGV').
  * stdout and stderr are the LAST 256 Ki characters of each (`n8n execute` prints the whole run, which can be any size: read
- * results from the saved execution, scripts/lib/saved-executions.js); `outputFile`: the whole output (stdout and stderr
+ * results from the saved execution, test/lib/saved-executions.js); `outputFile`: the whole output (stdout and stderr
  * interleaved as they come) is streamed into this file.
  */
 async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000, outputFile } = {}) {

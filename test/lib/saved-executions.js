@@ -85,7 +85,7 @@ if (require.main === module && process.argv[2] === '--read') readerMain(process.
 // ---------------------------------------------------------------------------------------------------------
 // The harness side (any Node >= 18)
 
-/** n8n's own `flatted` (the format of execution_data.data), from the install of scripts/n8n-env.js. */
+/** n8n's own `flatted` (the format of execution_data.data), from the install of test/lib/n8n-env.js. */
 function flattedOf(p) {
 	return require(path.join(p.n8nDir, 'node_modules', 'flatted'));
 }
@@ -143,7 +143,7 @@ function executionProblem(execution) {
 }
 
 /**
- * Runs `n8n execute --id=<workflowId>` and reads what it saved. `runN8n` is scripts/n8n-env.js's (its output goes
+ * Runs `n8n execute --id=<workflowId>` and reads what it saved. `runN8n` is test/lib/n8n-env.js's (its output goes
  * to `outputFile` when given, and only its last part stays in memory). `afterId`: the highest execution id saved
  * before (see lastExecutionId()). Resolves
  *   { res (runN8n's result: code, stdout and stderr tails, ms), execution (the `cli` execution of the workflow, or

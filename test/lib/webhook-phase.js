@@ -8,7 +8,7 @@ const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
 const assert = require('assert/strict');
-const env = require('../n8n-env');
+const env = require('./n8n-env');
 const srv = require('./n8n-server');
 
 /** X-Signature as EspoCRM 8.1.5 signs a delivery: base64("<webhookId>:" + raw HMAC-SHA256 of the body with the secret). */

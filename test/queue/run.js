@@ -4,7 +4,7 @@
  * npm run test:queue: this package in n8n's queue mode, main + two workers, against the sandbox.
  *
  *   1. Debian's redis-server and postgresql (apt-get install when missing; needs root)
- *   2. Node 24 + n8n 2.41.1 from the cache (scripts/n8n-env.js), npm run build
+ *   2. Node 24 + n8n 2.41.1 from the cache (test/lib/n8n-env.js), npm run build
  *   3. private Redis and Postgres on free ports of 127.0.0.1, data in a scratch folder (Postgres as user "postgres")
  *   4. the sandbox (in this process), one tag proxy per n8n process (HTTP_PROXY, see tag-proxy.js), so every
  *      request the sandbox records names the n8n process that sent it
@@ -27,12 +27,12 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const http = require('http');
-const env = require('../n8n-env');
+const env = require('../lib/n8n-env');
 const srv = require('../lib/n8n-server');
 const services = require('./services');
 const { startTagProxy, proxyEnv } = require('./tag-proxy');
 const { SCENARIOS, CONTACT_WORKFLOW, BATCH_WORKFLOW, perProcess } = require('./scenarios');
-const { CREDENTIAL, credentialFile } = require('../../test/queue/credentials');
+const { CREDENTIAL, credentialFile } = require('./credentials');
 
 const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = path.join(REPO, 'test', 'queue', 'workflows');
@@ -105,7 +105,7 @@ async function main() {
 
 		// 4. sandbox and tag proxies
 		const hooks = new Set();
-		const { startSandbox } = require('../../test/sandbox');
+		const { startSandbox } = require('../sandbox');
 		sandbox = await startSandbox({ port: 0, onRequest: (r) => hooks.forEach((h) => h(r)) });
 		log(`sandbox at ${sandbox.baseUrl}`);
 		ports.add(Number(new URL(sandbox.origin).port));

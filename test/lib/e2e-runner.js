@@ -1,9 +1,9 @@
 'use strict';
 /*
  * Runs n8n workflows end to end with the real n8n CLI and checks them: the part shared by `npm run test:e2e`
- * (scripts/e2e.js, against the sandbox) and `npm run test:espocrm` (scripts/espocrm/run.js, against a real EspoCRM).
+ * (test/e2e/run.js, against the sandbox) and `npm run test:espocrm` (test/espocrm/run.js, against a real EspoCRM).
  *
- *   1. installs or reuses Node 24 + n8n 2.41.1 (scripts/n8n-env.js, cached outside the repository)
+ *   1. installs or reuses Node 24 + n8n 2.41.1 (test/lib/n8n-env.js, cached outside the repository)
  *   2. a fresh n8n user folder (<workDir>/user-folder) with this repository (or its copy) linked in as a community
  *      package
  *   3. npm run build (unless --no-build), and checks that the package's dist/ files exist; meanwhile (the import
@@ -11,7 +11,7 @@
  *   4. the server under test: `start()` of the caller (see below)
  *   5. its credentials and <workflowDir>/*.json imported with the n8n CLI
  *   6. each workflow run with `n8n execute --id=<id>`, judged by the execution it SAVED in n8n's database (not by
- *      what it printed, nor by its exit code alone: scripts/lib/saved-executions.js says why), and that execution
+ *      what it printed, nor by its exit code alone: test/lib/saved-executions.js says why), and that execution
  *      handed to the sibling <name>.check.js: module.exports = (result, server, assert) => { ... }
  *      (optional: module.exports.before = (server) => { ... } runs before the execution)
  *      A run passes when n8n saved its execution with status "success" and the check passes; a run whose saved
@@ -42,7 +42,7 @@
 const fs = require('fs');
 const path = require('path');
 const assert = require('assert/strict');
-const env = require('../n8n-env');
+const env = require('./n8n-env');
 const saved = require('./saved-executions');
 
 const REPO = env.REPO_ROOT;

@@ -14,23 +14,23 @@
  *   before(server) required, even if empty: the runner's hook before each execution, where the sandbox is emptied and
  *            the script loaded; the check's own may then add records or restrict scopes
  *
- * Options as scripts/e2e.js: E2E_ONLY=<substring>, --no-build, E2E_KEEP=1 (also keeps what the model received:
+ * Options as test/e2e/run.js: E2E_ONLY=<substring>, --no-build, E2E_KEEP=1 (also keeps what the model received:
  * .e2e/agents/<name>.model-requests.json).
  * A real EspoCRM instead of the sandbox: RMS_ESPOCRM={"origin", "credentials"} (as test:espocrm's phases get it; the
  * credential with authentication apiKey is used). Then only the workflows whose check says `anyCrm: true` run, the
  * credential "RMS sandbox (EspoCRM, API key)" points at that EspoCRM, a fixed `assignedUserId` of "1" becomes the API
  * user's ID, and checks get `sandbox: undefined`. Every check gets `crm` (test/agents/crm.js), the CRM's API.
- * The steps are those of scripts/lib/e2e-runner.js; this file adds the sandbox and the scripted model.
+ * The steps are those of test/lib/e2e-runner.js; this file adds the sandbox and the scripted model.
  */
 
 const fs = require('fs');
 const path = require('path');
-const env = require('./n8n-env');
-const { runE2E, exitWith } = require('./lib/e2e-runner');
-const { CREDENTIALS, credentialFiles } = require('../test/e2e/credentials');
-const { agentExampleWorkflows, MODEL_CREDENTIAL } = require('../test/agents/agent-examples');
-const { crmClient } = require('../test/agents/crm');
-const { SANDBOX_CREDENTIALS } = require('../test/sandbox');
+const env = require('../lib/n8n-env');
+const { runE2E, exitWith } = require('../lib/e2e-runner');
+const { CREDENTIALS, credentialFiles } = require('../e2e/credentials');
+const { agentExampleWorkflows, MODEL_CREDENTIAL } = require('./agent-examples');
+const { crmClient } = require('./crm');
+const { SANDBOX_CREDENTIALS } = require('../sandbox');
 
 const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = path.join(REPO, 'test', 'agents', 'workflows');
@@ -59,8 +59,8 @@ function sandboxView(sandbox, from) {
 }
 
 async function startServers() {
-	const { startSandbox, seedDemoData } = require('../test/sandbox');
-	const { startScriptedModel } = require('../test/agents/scripted-model');
+	const { startSandbox, seedDemoData } = require('../sandbox');
+	const { startScriptedModel } = require('./scripted-model');
 	const sandbox = await startSandbox({ port: 0 });
 	const model = await startScriptedModel();
 	env.log(`sandbox at ${sandbox.baseUrl}, scripted model at ${model.baseUrl}`);

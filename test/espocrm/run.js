@@ -2,13 +2,13 @@
 'use strict';
 /*
  * npm run test:espocrm: the node tested with the real n8n against a real EspoCRM, the release given at run time
- * (ESPOCRM_TREE or ESPOCRM_ZIP: scripts/espocrm/release.js). Without one it prints one line and exits 0.
+ * (ESPOCRM_TREE or ESPOCRM_ZIP: test/espocrm/rig/release.js). Without one it prints one line and exits 0.
  *
  *   1. PHP and MariaDB from Debian when missing (apt-get), EspoCRM installed once per version into a cache folder
- *      outside the repository (scripts/espocrm/espocrm.js)
+ *      outside the repository (test/espocrm/rig/espocrm.js)
  *   2. EspoCRM started from its snapshot (fresh data), with PHP's built-in server and an SMTP sink; meanwhile
  *      Node 24 + n8n 2.41.1 (cached), npm run build
- *   3. the workflows of test/espocrm/workflows/ run as by npm run test:e2e (scripts/lib/e2e-runner.js), each checked
+ *   3. the workflows of test/espocrm/workflows/ run as by npm run test:e2e (test/lib/e2e-runner.js), each checked
  *      by its <name>.check.js against what EspoCRM holds afterwards and the mail that arrived:
  *        module.exports = async (result, espo, assert) => { ... };  module.exports.before = async (espo) => { ... };
  *      and alongside them three phases: the webhook trigger in `n8n start`, delivered to by EspoCRM's own job
@@ -18,7 +18,7 @@
  *
  * Options: --no-build; E2E_ONLY=<substring>; E2E_KEEP=1 (keep .e2e/espocrm/user-folder);
  *          ESPOCRM_TREE=<release tree> or ESPOCRM_ZIP=<release zip>; RMS_ESPOCRM_CACHE=<folder> (default: beside the
- *          n8n cache); ESPOCRM_PHP=<php program> or ESPOCRM_PHP_CHROOT=<root file system> (scripts/espocrm/php.js);
+ *          n8n cache); ESPOCRM_PHP=<php program> or ESPOCRM_PHP_CHROOT=<root file system> (test/espocrm/rig/php.js);
  *          ESPOCRM_WORKFLOWS=<folder> (workflows from another folder than test/espocrm/workflows);
  *          ESPOCRM_ALLOW_LISTS=off (9.3.2 and later: EspoCRM without webhookAllowedAddressList and
  *          emailServerAllowedAddressList; runs test/espocrm/without-allow-lists/ instead, which proves the node's
@@ -28,15 +28,15 @@
 
 const fs = require('fs');
 const path = require('path');
-const env = require('../n8n-env');
+const env = require('../lib/n8n-env');
 const { runE2E, exitWith, secs } = require('../lib/e2e-runner');
-const espocrm = require('./espocrm');
-const { credentialFiles } = require('../../test/espocrm/credentials');
-const formsPhase = require('../../test/espocrm/forms/phase');
-const agentsPhase = require('../../test/espocrm/agents/phase');
-const webhookPhase = require('../../test/espocrm/webhook/webhook-trigger');
-const webhookRefusedPhase = require('../../test/espocrm/without-allow-lists/webhook-refused');
-const { versionNumber } = require('../../test/sandbox/versions');
+const espocrm = require('./rig/espocrm');
+const { credentialFiles } = require('./credentials');
+const formsPhase = require('./forms/phase');
+const agentsPhase = require('./agents/phase');
+const webhookPhase = require('./webhook/webhook-trigger');
+const webhookRefusedPhase = require('./without-allow-lists/webhook-refused');
+const { versionNumber } = require('../sandbox/versions');
 
 const REPO = env.REPO_ROOT;
 /** Without EspoCRM 9.3's allow-lists only what proves the node's messages about them runs. */

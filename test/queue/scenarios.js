@@ -1,6 +1,6 @@
 'use strict';
 /*
- * The queue-mode scenarios of `npm run test:queue` (scripts/queue/run.js sets everything up and hands each one `ctx`).
+ * The queue-mode scenarios of `npm run test:queue` (test/queue/run.js sets everything up and hands each one `ctx`).
  * Each scenario asserts on what the sandbox received and on what n8n recorded, and returns the figures it measured.
  *
  * ctx (see run.js, makeContext()):

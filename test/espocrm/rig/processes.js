@@ -11,7 +11,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 
-const { alive, sleep } = require('../lib/lock');
+const { alive, sleep } = require('../../lib/lock');
 
 function cmdline(pid) {
 	try {

@@ -3,7 +3,7 @@
 /*
  * End-to-end test with the real n8n (npm run test:e2e). See test/e2e/README.md.
  *
- *   1. installs or reuses Node 24 + n8n 2.41.1 (scripts/n8n-env.js, cached outside the repository)
+ *   1. installs or reuses Node 24 + n8n 2.41.1 (test/lib/n8n-env.js, cached outside the repository)
  *   2. a fresh n8n user folder (.e2e/user-folder) with a copy of the built package (.e2e/package, so that a build
  *      meanwhile cannot change it) linked in as a community package
  *   3. npm run build, and meanwhile:
@@ -14,7 +14,7 @@
  *   5. credentials (one per authentication scheme) and the workflows imported with the n8n CLI: test/e2e/workflows/,
  *      the examples of examples/ (rewired for the test by test/e2e/examples/index.js), the webhook phase's workflow
  *   6. each workflow run with `n8n execute --id=<id>`, the execution it saved in n8n's database read (not its printed
- *      output: scripts/lib/saved-executions.js) and handed to the sibling
+ *      output: test/lib/saved-executions.js) and handed to the sibling
  *      <name>.check.js: module.exports = (result, sandbox, assert) => { ... }
  *      (optional: module.exports.before = (sandbox) => { ... } runs before the execution;
  *       module.exports.runs = 2 runs the workflow twice, result.runNumber telling which run it is)
@@ -29,16 +29,16 @@
  *          --no-build skips the build; E2E_KEEP=1 keeps .e2e/user-folder, .e2e/webhook and .e2e/files (the user
  *          folders are always kept on failure).
  *
- * The steps are those of scripts/lib/e2e-runner.js (shared with npm run test:espocrm); this file adds the sandboxes.
+ * The steps are those of test/lib/e2e-runner.js (shared with npm run test:espocrm); this file adds the sandboxes.
  */
 
 const fs = require('fs');
 const path = require('path');
-const env = require('./n8n-env');
-const { runE2E, exitWith } = require('./lib/e2e-runner');
-const { credentialFiles } = require('../test/e2e/credentials');
-const { exampleWorkflows } = require('../test/e2e/examples');
-const webhookPhase = require('../test/e2e/webhook/webhook-trigger');
+const env = require('../lib/n8n-env');
+const { runE2E, exitWith } = require('../lib/e2e-runner');
+const { credentialFiles } = require('./credentials');
+const { exampleWorkflows } = require('./examples');
+const webhookPhase = require('./webhook/webhook-trigger');
 
 const REPO = env.REPO_ROOT;
 const WORKFLOW_DIR = path.join(REPO, 'test', 'e2e', 'workflows');
@@ -126,7 +126,7 @@ const isExample = (wf) => wf.name.startsWith('example-');
 
 /** The sandboxes in this process, as the runner uses them. */
 async function startSandboxServers() {
-	const { startSandbox, DEV_SANDBOX_OPTIONS } = require('../test/sandbox');
+	const { startSandbox, DEV_SANDBOX_OPTIONS } = require('../sandbox');
 	fs.rmSync(FILES_DIR, { recursive: true, force: true });
 	const sandbox = await startSandbox({ port: 0 });
 	// the examples' own, as `npm run dev` starts it (test/sandbox/cli.js): a collision of an example with the demo
