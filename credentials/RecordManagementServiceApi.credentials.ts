@@ -51,7 +51,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 				{
 					name: 'EspoCRM 7 or Later',
 					value: 'espocrm',
-					description: 'EspoCRM: mass actions, lead conversion, unlink and e-mail sending in its own form',
+					description:
+						'EspoCRM: mass actions, lead conversion, unlink and e-mail sending in its own form',
 				},
 			],
 			default: 'standard',
@@ -154,8 +155,13 @@ export class RecordManagementServiceApi implements ICredentialType {
 		const client = clientKey(credentials);
 		const failedToken = String(credentials.accessToken ?? '');
 		const known = tokenRenewals.get(client);
-		const justIssued = known?.settledAt !== undefined && Date.now() - known.settledAt < SHARE_ISSUED_TOKEN_MS;
-		if (known && known.replaces === failedToken && (failedToken !== '' || known.settledAt === undefined || justIssued)) {
+		const justIssued =
+			known?.settledAt !== undefined && Date.now() - known.settledAt < SHARE_ISSUED_TOKEN_MS;
+		if (
+			known &&
+			known.replaces === failedToken &&
+			(failedToken !== '' || known.settledAt === undefined || justIssued)
+		) {
 			return { accessToken: await known.token };
 		}
 		const renewal: TokenRenewal = { replaces: failedToken, token: requestToken(this, credentials) };
@@ -190,7 +196,9 @@ export class RecordManagementServiceApi implements ICredentialType {
 		const headers = options.headers as Record<string, string>;
 		switch (credentials.authentication as Scheme) {
 			case 'basic': {
-				const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+				const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString(
+					'base64',
+				);
 				headers.Authorization = `Basic ${pair}`;
 				// EspoCRM's own header survives web servers that strip Authorization before PHP sees it.
 				if (credentials.server === 'espocrm') headers['Espo-Authorization'] = pair;
@@ -240,7 +248,10 @@ const MAX_TOKEN_REDIRECTS = 3;
 /** The most of a token reply that is read: a token and its type and lifetime are a few hundred bytes. */
 const MAX_TOKEN_REPLY_BYTES = 64 * 1024;
 
-async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
+async function requestToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<string> {
 	const tokenUrl = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
 	const reply = await followRedirects({
 		from: () => tokenUrl,
@@ -266,7 +277,9 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 				encoding: 'stream',
 				returnFullResponse: true,
 			})) as IN8nHttpFullResponse;
-			const bytes = isBodyStream(response.body) ? await readUpTo(response.body, MAX_TOKEN_REPLY_BYTES) : Buffer.from(String(response.body ?? ''));
+			const bytes = isBodyStream(response.body)
+				? await readUpTo(response.body, MAX_TOKEN_REPLY_BYTES)
+				: Buffer.from(String(response.body ?? ''));
 			if (bytes === undefined) {
 				throw new Error(
 					`The token reply of POST /Auth is larger than ${MAX_TOKEN_REPLY_BYTES / 1024} KB: the node stopped reading it. Check that the Base URL points at the API.`,
@@ -276,9 +289,18 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 		},
 		redirectOf: (outcome) => {
 			if (!('error' in outcome)) return undefined;
-			const response = (outcome.error as { response?: { status?: number; headers?: Record<string, unknown>; data?: { destroy?: () => void } } }).response;
+			const response = (
+				outcome.error as {
+					response?: {
+						status?: number;
+						headers?: Record<string, unknown>;
+						data?: { destroy?: () => void };
+					};
+				}
+			).response;
 			const status = response?.status ?? 0;
-			if (status < 300 || status > 399 || response?.headers?.location === undefined) return undefined;
+			if (status < 300 || status > 399 || response?.headers?.location === undefined)
+				return undefined;
 			// A redirect's own body is not read (other errors' bodies are, up to a bound, for their message).
 			response.data?.destroy?.();
 			return { status, location: response.headers.location };
@@ -298,4 +320,3 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 	}
 	return reply.access_token;
 }
-

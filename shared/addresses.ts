@@ -28,16 +28,31 @@ export type RedirectDecision = { follow: URL } | { refuse: string };
  * change into a read (301, 302 or 303 of anything but GET) is refused as well: the change would be lost silently.
  * The message names the origin it pointed to, never its path or query (they may carry tokens).
  */
-export function redirectDecision(from: string, method: string | undefined, status: number, location: unknown): RedirectDecision {
+export function redirectDecision(
+	from: string,
+	method: string | undefined,
+	status: number,
+	location: unknown,
+): RedirectDecision {
 	const source = new URL(from);
 	let target: URL;
 	try {
 		target = new URL(String(location ?? ''), source);
 	} catch {
-		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100).replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")` };
+		return {
+			refuse: `The server redirected the request (${status}) to an address that is not one ("${String(
+				location,
+			)
+				.slice(0, 100)
+				.replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")`,
+		};
 	}
 	if (target.origin !== source.origin) {
-		if (source.protocol === 'http:' && target.protocol === 'https:' && target.hostname === source.hostname) {
+		if (
+			source.protocol === 'http:' &&
+			target.protocol === 'https:' &&
+			target.hostname === source.hostname
+		) {
 			return {
 				refuse: `The server redirects http:// to https:// (${status} to ${target.origin}). Put ${target.origin} in the credential's Base URL: the node does not follow, because the credentials were already sent unencrypted and would be sent again`,
 			};
@@ -80,7 +95,9 @@ export async function followRedirects<T>(request: {
 	method: string | undefined;
 	max: number;
 	attempt: (address: string | undefined, hops: number) => Promise<T>;
-	redirectOf: (outcome: { answer: T } | { error: unknown }) => Promise<Redirected | undefined> | Redirected | undefined;
+	redirectOf: (
+		outcome: { answer: T } | { error: unknown },
+	) => Promise<Redirected | undefined> | Redirected | undefined;
 	refuse: (refusal: RedirectRefusal) => Error;
 }): Promise<T> {
 	let address: string | undefined;
@@ -96,9 +113,16 @@ export async function followRedirects<T>(request: {
 			if ('error' in outcome) throw outcome.error;
 			return outcome.answer;
 		}
-		const decision = redirectDecision((address ??= request.from()), request.method, redirected.status, redirected.location);
-		if ('refuse' in decision) throw request.refuse({ status: redirected.status, message: decision.refuse });
-		if (hops >= request.max) throw request.refuse({ status: redirected.status, tooMany: request.max });
+		const decision = redirectDecision(
+			(address ??= request.from()),
+			request.method,
+			redirected.status,
+			redirected.location,
+		);
+		if ('refuse' in decision)
+			throw request.refuse({ status: redirected.status, message: decision.refuse });
+		if (hops >= request.max)
+			throw request.refuse({ status: redirected.status, tooMany: request.max });
 		address = decision.follow.href;
 	}
 }

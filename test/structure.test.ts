@@ -30,7 +30,9 @@ const files = ['nodes', 'credentials', 'shared'].flatMap(tsFiles);
 function importsOf(file: string): string[] {
 	const text = readFileSync(join(ROOT, file), 'utf8');
 	return [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/gm)].map(([, spec]) => {
-		const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep).join('/');
+		const target = relative(ROOT, resolve(ROOT, dirname(file), spec))
+			.split(sep)
+			.join('/');
 		return files.includes(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`;
 	});
 }
@@ -69,7 +71,10 @@ function circles(): string[][] {
 	return found;
 }
 
-const floorOf = (file: string) => (file.startsWith(`${SHARED}/`) ? FLOORS.indexOf(file.slice(SHARED.length + 1).split('/')[0]) : undefined);
+const floorOf = (file: string) =>
+	file.startsWith(`${SHARED}/`)
+		? FLOORS.indexOf(file.slice(SHARED.length + 1).split('/')[0])
+		: undefined;
 
 test('the TypeScript of nodes/, credentials/ and shared/ imports in no circle', () => {
 	expect(files.length).toBeGreaterThan(50);
@@ -83,8 +88,10 @@ test("shared/'s folders import downward only, and nothing under shared/ or the t
 			const from = floorOf(file);
 			const to = floorOf(target);
 			if (from !== undefined && to !== undefined && to > from) wrong.push(`${file} -> ${target}`);
-			const belowResources = file.startsWith(`${SHARED}/`) || !file.startsWith('nodes/RecordManagementService/');
-			if (belowResources && target.startsWith('nodes/RecordManagementService/resources/')) wrong.push(`${file} -> ${target}`);
+			const belowResources =
+				file.startsWith(`${SHARED}/`) || !file.startsWith('nodes/RecordManagementService/');
+			if (belowResources && target.startsWith('nodes/RecordManagementService/resources/'))
+				wrong.push(`${file} -> ${target}`);
 		}
 	}
 	// Every folder of shared/ has its floor, and shared/ holds folders only.

@@ -69,8 +69,10 @@ export async function pollChanges(context: IPollFunctions): Promise<INodeExecuti
 
 async function pollOrFetch(run: Run<IPollFunctions>): Promise<INodeExecutionData[][] | null> {
 	const item = triggerItemOf(run);
-	if (item.parameter<string>('event', 'created') === 'streamNote') return await pollStream(run, item);
-	const attribute = item.parameter<string>('event', 'created') === 'created' ? 'createdAt' : 'modifiedAt';
+	if (item.parameter<string>('event', 'created') === 'streamNote')
+		return await pollStream(run, item);
+	const attribute =
+		item.parameter<string>('event', 'created') === 'created' ? 'createdAt' : 'modifiedAt';
 	const select = ([] as string[]).concat(item.parameter<string[] | string>('select', [])).join(',');
 	const searched = searchQueryOf(item, await dialectOf(run));
 	const qs: IDataObject = {
@@ -100,10 +102,20 @@ async function pollOrFetch(run: Run<IPollFunctions>): Promise<INodeExecutionData
 	const changedSince = (since: number) => ({
 		where: [
 			...((qs.where as IDataObject[] | undefined) ?? []),
-			{ type: 'greaterThanOrEquals', attribute, value: serverDateTime(DateTime.fromMillis(since, { zone: 'UTC' })) },
+			{
+				type: 'greaterThanOrEquals',
+				attribute,
+				value: serverDateTime(DateTime.fromMillis(since, { zone: 'UTC' })),
+			},
 		],
 	});
-	return await pollSince(run, url, qs, attribute, byRelevance ? { narrow: changedSince, newestFirst: false } : {});
+	return await pollSince(
+		run,
+		url,
+		qs,
+		attribute,
+		byRelevance ? { narrow: changedSince, newestFirst: false } : {},
+	);
 }
 
 /**
@@ -113,10 +125,18 @@ async function pollOrFetch(run: Run<IPollFunctions>): Promise<INodeExecutionData
  * the notes of the last poll's second and later, however long the stream; the state and the first poll are the
  * records' (the notes of the last second that were emitted are remembered by ID).
  */
-async function pollStream(run: Run<IPollFunctions>, item: Item): Promise<INodeExecutionData[][] | null> {
+async function pollStream(
+	run: Run<IPollFunctions>,
+	item: Item,
+): Promise<INodeExecutionData[][] | null> {
 	requireEspoCrm(item, await dialectOf(run), 'The event "New Stream Note (EspoCRM)"');
-	const url = item.parameter<string>('streamOf', 'record') === 'user' ? '/Stream' : pathOf(item, '/{entityType}/{recordId}/stream');
-	const noteTypes = ([] as unknown[]).concat(item.parameter('noteTypes', ['Post']) ?? []).map(String);
+	const url =
+		item.parameter<string>('streamOf', 'record') === 'user'
+			? '/Stream'
+			: pathOf(item, '/{entityType}/{recordId}/stream');
+	const noteTypes = ([] as unknown[])
+		.concat(item.parameter('noteTypes', ['Post']) ?? [])
+		.map(String);
 	const where = noteTypesWhere(noteTypes);
 	const qs: IDataObject = where ? { where } : {};
 
@@ -160,7 +180,10 @@ async function pollSince(
 	url: string,
 	listQs: IDataObject,
 	attribute: string,
-	{ narrow, newestFirst = true }: { narrow?: (since: number) => IDataObject; newestFirst?: boolean } = {},
+	{
+		narrow,
+		newestFirst = true,
+	}: { narrow?: (since: number) => IDataObject; newestFirst?: boolean } = {},
 ): Promise<INodeExecutionData[][] | null> {
 	const state = run.context.getWorkflowStaticData('node') as PollState;
 	const since = state.since;
@@ -190,7 +213,13 @@ async function pollSince(
 		}
 		const oldest = changedAt(page.list[page.list.length - 1] ?? {}, attribute);
 		// The first poll only needs the newest record; later polls stop at the first record older than the last one.
-		if (page.list.length < PAGE_SIZE || since === undefined || oldest === undefined || (newestFirst && oldest < since)) break;
+		if (
+			page.list.length < PAGE_SIZE ||
+			since === undefined ||
+			oldest === undefined ||
+			(newestFirst && oldest < since)
+		)
+			break;
 	}
 
 	if (since === undefined) {

@@ -1,6 +1,12 @@
 import type { Hmac } from 'crypto';
 import { createHmac, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError } from '../RecordManagementService/shared/http/errors';
@@ -10,8 +16,14 @@ import { apiRequest } from '../RecordManagementService/shared/http/request';
 import { runOf } from '../RecordManagementService/shared/http/run';
 import type { Run } from '../RecordManagementService/shared/http/run';
 import { triggerItemOf } from '../RecordManagementService/shared/item/item';
-import { entityTypeOf, requirePlainIdentifier } from '../RecordManagementService/shared/item/validation';
-import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/operation/activation';
+import {
+	entityTypeOf,
+	requirePlainIdentifier,
+} from '../RecordManagementService/shared/item/validation';
+import {
+	remedied,
+	withRemedyInMessage,
+} from '../RecordManagementService/shared/operation/activation';
 import { dialectOf } from '../RecordManagementService/shared/server/dialect';
 
 /** The webhooks this trigger registered, kept in n8n's workflow static data (shared by every n8n process). */
@@ -34,11 +46,14 @@ function wantedEvents(run: Run<IHookFunctions>): string[] {
 	const events = item.parameter<string[]>('events', []);
 	if (events.length === 0) throw item.refuse('Events', 'is empty', 'Choose at least one event.');
 	return events.map((event) =>
-		event === 'fieldUpdate' ? `${entityType}.fieldUpdate.${requirePlainIdentifier(item, item.parameter('field', ''), 'Field')}` : `${entityType}.${event}`,
+		event === 'fieldUpdate'
+			? `${entityType}.fieldUpdate.${requirePlainIdentifier(item, item.parameter('field', ''), 'Field')}`
+			: `${entityType}.${event}`,
 	);
 }
 
-const state = (context: IHookFunctions | IWebhookFunctions) => context.getWorkflowStaticData('node') as WebhookState;
+const state = (context: IHookFunctions | IWebhookFunctions) =>
+	context.getWorkflowStaticData('node') as WebhookState;
 
 async function requireEspoCrm(run: Run<IHookFunctions>) {
 	if ((await dialectOf(run)) !== 'espocrm') {
@@ -56,7 +71,10 @@ async function requireEspoCrm(run: Run<IHookFunctions>) {
 async function unregister(run: Run<IHookFunctions>, webhooks: Registered[]) {
 	await inParallel(webhooks.length, run.settings.maxParallel, async (index) => {
 		try {
-			await apiRequest(run, 0, { method: 'DELETE', url: `/Webhook/${encodeURIComponent(webhooks[index].id)}` });
+			await apiRequest(run, 0, {
+				method: 'DELETE',
+				url: `/Webhook/${encodeURIComponent(webhooks[index].id)}`,
+			});
 		} catch (error) {
 			if (readFailure(error).status !== 404) throw asNodeError(run.node, error);
 		}
@@ -96,12 +114,21 @@ async function webhooksExist(run: Run<IHookFunctions>): Promise<boolean> {
 	const { context } = run;
 	const { url, webhooks = [] } = state(context);
 	const wanted = wantedEvents(run);
-	if (url !== context.getNodeWebhookUrl('default') || webhooks.map((webhook) => webhook.event).sort().join() !== [...wanted].sort().join()) {
+	if (
+		url !== context.getNodeWebhookUrl('default') ||
+		webhooks
+			.map((webhook) => webhook.event)
+			.sort()
+			.join() !== [...wanted].sort().join()
+	) {
 		return false;
 	}
 	for (const webhook of webhooks) {
 		try {
-			const found = await apiRequest(run, 0, { method: 'GET', url: `/Webhook/${encodeURIComponent(webhook.id)}` });
+			const found = await apiRequest(run, 0, {
+				method: 'GET',
+				url: `/Webhook/${encodeURIComponent(webhook.id)}`,
+			});
 			if (found.url !== url || found.event !== webhook.event) return false;
 		} catch (error) {
 			if (readFailure(error).status === 404) return false;
@@ -122,7 +149,11 @@ async function registerWebhooks(run: Run<IHookFunctions>): Promise<boolean> {
 	data.url = url;
 	for (const event of wantedEvents(run)) {
 		try {
-			const webhook = await apiRequest(run, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
+			const webhook = await apiRequest(run, 0, {
+				method: 'POST',
+				url: '/Webhook',
+				body: { event, url },
+			});
 			if (typeof webhook.id !== 'string' || webhook.id === '') {
 				throw new NodeOperationError(
 					run.node,
@@ -142,15 +173,20 @@ async function registerWebhooks(run: Run<IHookFunctions>): Promise<boolean> {
 			await unregister(run, data.webhooks).catch(() => undefined);
 			data.webhooks = [];
 			const failure = readFailure(error);
-			if (failure.status === 400 && NOT_INTERNAL.test(failure.reason)) throw remedied(internalUrlRefused(run, event, url));
+			if (failure.status === 400 && NOT_INTERNAL.test(failure.reason))
+				throw remedied(internalUrlRefused(run, event, url));
 			if (failure.status === 403) {
 				throw remedied(
-					new NodeApiError(run.node, { message: 'Forbidden', httpCode: '403' }, {
-						message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
-						description:
-							'Other users cannot register webhooks. An API user may have 50 webhooks at most: delete unused ones (Administration > Webhooks).',
-						httpCode: '403',
-					}),
+					new NodeApiError(
+						run.node,
+						{ message: 'Forbidden', httpCode: '403' },
+						{
+							message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
+							description:
+								'Other users cannot register webhooks. An API user may have 50 webhooks at most: delete unused ones (Administration > Webhooks).',
+							httpCode: '403',
+						},
+					),
 				);
 			}
 			throw asNodeError(run.node, error);
@@ -178,12 +214,16 @@ function allowListEntryOf(url: string): string {
  */
 function internalUrlRefused(run: Run, event: string, url: string): NodeApiError {
 	const entry = allowListEntryOf(url);
-	return new NodeApiError(run.node, { message: 'Bad Request', httpCode: '400' }, {
-		message: `EspoCRM refused to register the webhook for ${event} (400): n8n's webhook URL ${url} is on an internal address, which EspoCRM 9.3.2 and later call only when it is listed. In EspoCRM's data/config.php (Administration has no field for it) add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'], then publish the workflow again`,
-		description:
-			"Or give n8n an address EspoCRM reaches as a public one (n8n's WEBHOOK_URL), or use the Record Management Service Trigger, which polls and needs nothing on EspoCRM. EspoCRM also counts a host name it cannot resolve as internal.",
-		httpCode: '400',
-	});
+	return new NodeApiError(
+		run.node,
+		{ message: 'Bad Request', httpCode: '400' },
+		{
+			message: `EspoCRM refused to register the webhook for ${event} (400): n8n's webhook URL ${url} is on an internal address, which EspoCRM 9.3.2 and later call only when it is listed. In EspoCRM's data/config.php (Administration has no field for it) add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'], then publish the workflow again`,
+			description:
+				"Or give n8n an address EspoCRM reaches as a public one (n8n's WEBHOOK_URL), or use the Record Management Service Trigger, which polls and needs nothing on EspoCRM. EspoCRM also counts a host name it cannot resolve as internal.",
+			httpCode: '400',
+		},
+	);
 }
 
 /**
@@ -192,7 +232,11 @@ function internalUrlRefused(run: Run, event: string, url: string): NodeApiError 
  * versions still send it, until 11), and in `Signature` with the HMAC in hex (newer versions). Either one that holds
  * will do; none gets `{}`, and a signature naming a webhook this trigger does not have gets its ID.
  */
-function verify(headers: Record<string, string | string[] | undefined>, body: Buffer, webhooks: Registered[]): { webhook?: Registered; unknownId?: string } {
+function verify(
+	headers: Record<string, string | string[] | undefined>,
+	body: Buffer,
+	webhooks: Registered[],
+): { webhook?: Registered; unknownId?: string } {
 	let unknownId: string | undefined;
 	for (const [header, digest] of [
 		['x-signature', (mac: Hmac) => mac.digest()],
@@ -224,7 +268,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
 	if (!request.rawBody) await request.readRawBody();
-	const { webhook, unknownId } = verify(request.headers, request.rawBody ?? Buffer.alloc(0), state(this).webhooks ?? []);
+	const { webhook, unknownId } = verify(
+		request.headers,
+		request.rawBody ?? Buffer.alloc(0),
+		state(this).webhooks ?? [],
+	);
 	if (!webhook) {
 		response.status(unknownId !== undefined ? 410 : 401).end();
 		return { noWebhookResponse: true };
@@ -232,7 +280,9 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	let records: IDataObject[];
 	try {
 		const parsed = JSON.parse(request.rawBody.toString('utf8')) as unknown;
-		records = (Array.isArray(parsed) ? parsed : [parsed]).filter((record): record is IDataObject => record !== null && typeof record === 'object');
+		records = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+			(record): record is IDataObject => record !== null && typeof record === 'object',
+		);
 	} catch {
 		response.status(400).end();
 		return { noWebhookResponse: true };
@@ -243,7 +293,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const [entityType, action] = webhook.event.split('.');
 	const run = runOf(this);
 	const items: INodeExecutionData[] = new Array(records.length);
-	const fullRecord = action !== 'create' && action !== 'delete' && this.getNodeParameter('includeFullRecord', true) === true;
+	const fullRecord =
+		action !== 'create' &&
+		action !== 'delete' &&
+		this.getNodeParameter('includeFullRecord', true) === true;
 	await inParallel(records.length, run.settings.maxParallel, async (index) => {
 		const record = records[index];
 		if (action === 'delete') {
@@ -261,9 +314,17 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
  * The whole record that an update names (EspoCRM sends only what changed). The delivery is already answered, so a
  * record that cannot be read still starts the workflow, with what changed and why it is not whole.
  */
-async function readRecord(run: Run<IWebhookFunctions>, entityType: string, changed: IDataObject): Promise<IDataObject> {
+async function readRecord(
+	run: Run<IWebhookFunctions>,
+	entityType: string,
+	changed: IDataObject,
+): Promise<IDataObject> {
 	try {
-		return await apiRequest(run, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}`, expect: 'record' });
+		return await apiRequest(run, 0, {
+			method: 'GET',
+			url: `/${entityType}/${encodeURIComponent(String(changed.id))}`,
+			expect: 'record',
+		});
 	} catch (error) {
 		if (readFailure(error).status === 404) return { ...changed, deleted: true };
 		return { ...changed, fullRecordError: asNodeError(run.node, error).message };

@@ -18,7 +18,13 @@ export const attachmentOperations: INodeProperties = {
 			action: 'Download an attachment',
 			description: 'Get the file of an attachment (EspoCRM) as binary data',
 			routing: {
-				request: { method: 'GET', url: '/Attachment/file/{attachmentId}', encoding: 'arraybuffer', json: false, headers: { Accept: '*/*' } },
+				request: {
+					method: 'GET',
+					url: '/Attachment/file/{attachmentId}',
+					encoding: 'arraybuffer',
+					json: false,
+					headers: { Accept: '*/*' },
+				},
 				send: { preSend: [resolvePath], paginate: true },
 				output: { postReceive: [reading({ as: 'bytes', limit: FILE_LIMIT }, fileToBinary)] },
 			},

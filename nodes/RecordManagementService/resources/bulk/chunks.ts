@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { dialectOf } from '../../shared/server/dialect';
@@ -25,12 +31,14 @@ export const idSourceFields: INodeProperties[] = [
 			{
 				name: 'A Field of the Input Items',
 				value: 'field',
-				description: 'Each input item holds its record ID in a field, as the records of Get Many do',
+				description:
+					'Each input item holds its record ID in a field, as the records of Get Many do',
 			},
 			{
 				name: 'An Expression',
 				value: 'expression',
-				description: 'An expression per input item, which may give an ID, several separated by commas, or a list',
+				description:
+					'An expression per input item, which may give an ID, several separated by commas, or a list',
 			},
 		],
 		default: 'field',
@@ -62,7 +70,8 @@ export const idSourceFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 1000 },
 		default: 100,
-		description: 'How many IDs go into one request. 1,000 IDs with 100 per request are 10 requests.',
+		description:
+			'How many IDs go into one request. 1,000 IDs with 100 per request are 10 requests.',
 		displayOptions: { show },
 	},
 ];
@@ -95,7 +104,9 @@ function idReader(run: Run<IExecuteFunctions>): { idsOf: (item: Item) => string[
 	const path = field.split('.');
 	// A key that contains dots itself is taken as it is; otherwise the dots lead into nested objects.
 	const valueOf = (json: IDataObject): unknown =>
-		field in json ? json[field] : path.reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], json);
+		field in json
+			? json[field]
+			: path.reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], json);
 	return {
 		idsOf: (item) => idsFrom(item, valueOf(item.json), `ID Field (${field})`),
 		none: `No input item has a record ID in the field "${field}" (parameter "ID Field")`,
@@ -115,7 +126,8 @@ export function gatherIds(run: Run<IExecuteFunctions>): GatheredIds {
 	const count = context.getInputData().length;
 	for (let index = 0; index < count; index++) {
 		try {
-			for (const id of idsOf(itemOf(run, index))) byId.set(id, (byId.get(id) ?? new Set()).add(index));
+			for (const id of idsOf(itemOf(run, index)))
+				byId.set(id, (byId.get(id) ?? new Set()).add(index));
 		} catch (error) {
 			const nodeError = asNodeError(node, error, index);
 			if (!context.continueOnFail()) throw nodeError;
@@ -124,12 +136,16 @@ export function gatherIds(run: Run<IExecuteFunctions>): GatheredIds {
 	}
 	if (byId.size === 0 && refused.length === 0) {
 		throw new NodeOperationError(node, none, {
-			description: 'Nothing was sent. Check "Record IDs From": the field name (for example "id") or the expression (for example {{ $json.id }}).',
+			description:
+				'Nothing was sent. Check "Record IDs From": the field name (for example "id") or the expression (for example {{ $json.id }}).',
 		});
 	}
 	const chunkSize = itemOf(run, 0).parameter<number>('chunkSize', 100);
 	if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-		throw new NodeOperationError(node, `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
+		throw new NodeOperationError(
+			node,
+			`The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`,
+		);
 	}
 	const entries = [...byId.entries()];
 	const chunks: Chunk[] = [];
@@ -169,12 +185,23 @@ export async function sendInChunks(
 		const chunk = chunks[index];
 		const itemIndex = chunk.pairedItem[0].item;
 		try {
-			const { body, earlierFailures } = await send<unknown>(run, itemIndex, requestFor(entityType, chunk.ids, dialect));
-			outputs[index] = { json: { entityType, ...describe(chunk, { reply: body, earlierFailures }) }, pairedItem: chunk.pairedItem };
+			const { body, earlierFailures } = await send<unknown>(
+				run,
+				itemIndex,
+				requestFor(entityType, chunk.ids, dialect),
+			);
+			outputs[index] = {
+				json: { entityType, ...describe(chunk, { reply: body, earlierFailures }) },
+				pairedItem: chunk.pairedItem,
+			};
 		} catch (error) {
 			const nodeError = asNodeError(node, error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;
-			outputs[index] = { json: { entityType, ids: chunk.ids }, error: nodeError, pairedItem: chunk.pairedItem };
+			outputs[index] = {
+				json: { entityType, ids: chunk.ids },
+				error: nodeError,
+				pairedItem: chunk.pairedItem,
+			};
 		}
 	});
 	return [[...refused, ...outputs]];
@@ -193,5 +220,7 @@ export function reported(chunk: Chunk, reply: unknown): { count: number; ids: st
 export function unknownFirstAttempt(outcome: ChunkOutcome): string | undefined {
 	const failure = outcome.earlierFailures.find(outcomeUnknown);
 	if (!failure) return undefined;
-	return failure.networkCode ? `the connection was lost before the server answered (${failure.networkCode})` : `the gateway answered ${failure.status}`;
+	return failure.networkCode
+		? `the connection was lost before the server answered (${failure.networkCode})`
+		: `the gateway answered ${failure.status}`;
 }

@@ -4,7 +4,8 @@ import { runOf } from '../../shared/http/run';
 import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
 export const massDeleteNotice: INodeProperties = {
-	displayName: 'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
+	displayName:
+		'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
 	name: 'massDeleteNotice',
 	type: 'notice',
 	default: '',
@@ -20,8 +21,18 @@ export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutio
 		runOf(this),
 		(entityType, ids, dialect) =>
 			dialect === 'espocrm'
-				? { method: 'POST', url: '/MassAction', body: { entityType, action: 'delete', params: { ids } }, idempotent: true }
-				: { method: 'POST', url: `/${entityType}/action/massDelete`, body: { ids }, idempotent: true },
+				? {
+						method: 'POST',
+						url: '/MassAction',
+						body: { entityType, action: 'delete', params: { ids } },
+						idempotent: true,
+					}
+				: {
+						method: 'POST',
+						url: `/${entityType}/action/massDelete`,
+						body: { ids },
+						idempotent: true,
+					},
 		(chunk, outcome) => {
 			const { count, ids } = reported(chunk, outcome.reply);
 			const resentAfter = unknownFirstAttempt(outcome);
@@ -50,7 +61,9 @@ export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutio
 				count,
 				ids,
 				deleted: all,
-				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again` } : {}),
+				...(resentAfter
+					? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again` }
+					: {}),
 			};
 		},
 	);

@@ -38,7 +38,11 @@ export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutio
 			return {
 				requested: chunk.ids.length,
 				...reported(chunk, outcome.reply),
-				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again (setting the same fields twice changes nothing)` } : {}),
+				...(resentAfter
+					? {
+							firstAttempt: `unknown: ${resentAfter}, so the request was sent again (setting the same fields twice changes nothing)`,
+						}
+					: {}),
 			};
 		},
 	);

@@ -1,7 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { forEachItem } from '../../shared/operation/forEachItem';
-import { duplicateCheckHeaders, requiredRecordBody, skipDuplicateCheckOption } from '../../shared/fields/recordBody';
+import {
+	duplicateCheckHeaders,
+	requiredRecordBody,
+	skipDuplicateCheckOption,
+} from '../../shared/fields/recordBody';
 import { apiRequest } from '../../shared/http/request';
 import { runOf } from '../../shared/http/run';
 import { pathOf } from '../../shared/item/paths';
@@ -25,7 +34,13 @@ export async function create(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const entityType = entityTypeOf(item);
 		const path = pathOf(item, '/{entityType}', { entityType });
 		const body = requiredRecordBody(item);
-		const created = await apiRequest(item.run, item.index, { method: 'POST', url: path, expect: 'record', body, headers: duplicateCheckHeaders(options) });
+		const created = await apiRequest(item.run, item.index, {
+			method: 'POST',
+			url: path,
+			expect: 'record',
+			body,
+			headers: duplicateCheckHeaders(options),
+		});
 		return await withStatusThroughPipeline(item, entityType, path, body, created);
 	});
 }

@@ -27,8 +27,18 @@ export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const wanted = wantedRecords(item);
 		const entityType = entityTypeOf(item);
 		const followOn =
-			listOrder && dialect === 'espocrm' && mayFollowOn(qs) ? async () => keysetOrderOf(qs, await entityDefsOfRun(run, item.index, entityType)) : undefined;
+			listOrder && dialect === 'espocrm' && mayFollowOn(qs)
+				? async () => keysetOrderOf(qs, await entityDefsOfRun(run, item.index, entityType))
+				: undefined;
 		const counted = countedForModel(item);
-		return counted.withCount(await listRecords(run, item.index, { url: pathOf(item, '/{entityType}', { entityType }), qs }, wanted, { followOn, listOrder, ...counted.options }));
+		return counted.withCount(
+			await listRecords(
+				run,
+				item.index,
+				{ url: pathOf(item, '/{entityType}', { entityType }), qs },
+				wanted,
+				{ followOn, listOrder, ...counted.options },
+			),
+		);
 	});
 }

@@ -41,7 +41,10 @@ async function pipelinesOf(item: Item): Promise<Record<string, Pipeline[]>> {
 		'pipelines',
 		async () => {
 			const app = await apiRequest(item.run, item.index, { method: 'GET', url: '/App/user' });
-			return ((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<string, Pipeline[]>;
+			return ((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<
+				string,
+				Pipeline[]
+			>;
 		},
 		{ againAfterFailure: true },
 	);
@@ -58,22 +61,38 @@ export async function withStatusThroughPipeline(
 	body: IDataObject,
 	written: IDataObject,
 ): Promise<IDataObject> {
-	if (typeof written.pipelineStageId !== 'string' || typeof written.pipelineId !== 'string' || body.pipelineStageId !== undefined) return written;
+	if (
+		typeof written.pipelineStageId !== 'string' ||
+		typeof written.pipelineId !== 'string' ||
+		body.pipelineStageId !== undefined
+	)
+		return written;
 	// Fields written as text whose value the answer does not show: the status field is one of them, if any.
-	const ignored = Object.keys(body).filter((field) => typeof body[field] === 'string' && typeof written[field] === 'string' && written[field] !== body[field]);
+	const ignored = Object.keys(body).filter(
+		(field) =>
+			typeof body[field] === 'string' &&
+			typeof written[field] === 'string' &&
+			written[field] !== body[field],
+	);
 	if (ignored.length === 0 || (await item.run.credentials()).server !== 'espocrm') return written;
 
-	const pipeline = (await pipelinesOf(item))[entityType]?.find((candidate) => candidate.id === written.pipelineId);
+	const pipeline = (await pipelinesOf(item))[entityType]?.find(
+		(candidate) => candidate.id === written.pipelineId,
+	);
 	const stages = pipeline?.stages ?? [];
 	const current = stages.find((stage) => stage.id === written.pipelineStageId);
 	// The status field is the one that shows the mapped status of the record's stage.
-	const statusField = ignored.find((field) => current !== undefined && written[field] === current.mappedStatus);
+	const statusField = ignored.find(
+		(field) => current !== undefined && written[field] === current.mappedStatus,
+	);
 	if (!pipeline || statusField === undefined) return written;
 
 	const wanted = body[statusField] as string;
 	const mapped = stages.filter((stage) => stage.mappedStatus === wanted);
 	if (mapped.length !== 1) {
-		const offered = stages.map((stage) => `${stage.name ?? stage.id} (${stage.id}: ${stage.mappedStatus})`).join(', ');
+		const offered = stages
+			.map((stage) => `${stage.name ?? stage.id} (${stage.id}: ${stage.mappedStatus})`)
+			.join(', ');
 		throw new NodeOperationError(
 			item.node,
 			`${statusField} "${wanted}" was not set: ${entityType} records follow pipelines on this server, and ${

@@ -19,7 +19,18 @@ export async function update(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const entityType = entityTypeOf(item);
 		const path = pathOf(item, '/{entityType}', { entityType });
 		const body = requiredRecordBody(item);
-		const updated = await apiRequest(item.run, item.index, { method: 'PUT', url: pathOf(item, '/{entityType}/{recordId}', { entityType }), expect: 'record', body });
-		return await withStatusThroughPipeline(item, entityType, path, body, await withPrimaryAddressesKept(item, path, body, updated));
+		const updated = await apiRequest(item.run, item.index, {
+			method: 'PUT',
+			url: pathOf(item, '/{entityType}/{recordId}', { entityType }),
+			expect: 'record',
+			body,
+		});
+		return await withStatusThroughPipeline(
+			item,
+			entityType,
+			path,
+			body,
+			await withPrimaryAddressesKept(item, path, body, updated),
+		);
 	});
 }

@@ -29,11 +29,20 @@ export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExec
 		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		if (espocrm && qs.select === undefined) {
-			const select = relatedRecordSelect(await readMetadata(run, item.index), target.entityType, target.link);
+			const select = relatedRecordSelect(
+				await readMetadata(run, item.index),
+				target.entityType,
+				target.link,
+			);
 			if (select) qs.select = select;
 		}
 		const counted = countedForModel(item);
 		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
-		return counted.withCount(await listRecords(run, item.index, { url, qs }, wantedRecords(item), { listOrder, ...counted.options }));
+		return counted.withCount(
+			await listRecords(run, item.index, { url, qs }, wantedRecords(item), {
+				listOrder,
+				...counted.options,
+			}),
+		);
 	});
 }

@@ -16,7 +16,8 @@ export const relatedIdFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: '6b02e09eadb4139af, 6b02e09eadb4139b0',
-		description: 'ID of the record to link, or several separated by commas (an expression may also return a list)',
+		description:
+			'ID of the record to link, or several separated by commas (an expression may also return a list)',
 		displayOptions: { show: { operation: ['link'] } },
 	},
 	{
@@ -26,7 +27,8 @@ export const relatedIdFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: '6b02e09eadb4139af, 6b02e09eadb4139b0',
-		description: 'ID of the record to unlink, or several separated by commas (an expression may also return a list)',
+		description:
+			'ID of the record to unlink, or several separated by commas (an expression may also return a list)',
 		displayOptions: { show: { operation: ['unlink'] } },
 	},
 ];
@@ -34,10 +36,14 @@ export const relatedIdFields: INodeProperties[] = [
 /** A server answers `true`, or `false` (EspoCRM, when nothing was found to change). */
 function requireChanged(item: Item, reply: unknown, what: string) {
 	if (reply === false) {
-		throw new NodeOperationError(item.node, `The server answered that nothing was ${what} (item ${item.index})`, {
-			itemIndex: item.index,
-			description: 'Check the relationship name and the related record ID.',
-		});
+		throw new NodeOperationError(
+			item.node,
+			`The server answered that nothing was ${what} (item ${item.index})`,
+			{
+				itemIndex: item.index,
+				description: 'Check the relationship name and the related record ID.',
+			},
+		);
 	}
 }
 
@@ -69,7 +75,12 @@ export async function unlink(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (ids.length === 0) requireId(item, '', 'Related Record IDs');
 		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
 		for (const id of ids) {
-			const reply = await apiRequest<unknown>(item.run, item.index, { method: 'DELETE', url, qs: { id }, body: { id } });
+			const reply = await apiRequest<unknown>(item.run, item.index, {
+				method: 'DELETE',
+				url,
+				qs: { id },
+				body: { id },
+			});
 			requireChanged(item, reply, ids.length === 1 ? 'unlinked' : `unlinked for ${id}`);
 		}
 		return { id: target.recordId, relationship: target.link, unlinked: ids };

@@ -41,10 +41,14 @@ export const streamOperations: INodeProperties = {
 			name: 'Follow',
 			value: 'follow',
 			action: 'Follow a record',
-			description: "Make the API user follow a record, so that the record's changes and posts come in the API user's stream",
+			description:
+				"Make the API user follow a record, so that the record's changes and posts come in the API user's stream",
 			routing: {
 				request: { method: 'PUT', url: '/{entityType}/{recordId}/subscription' },
-				send: { preSend: [requireEspoCrmServer, resolvePath, requireStreamToFollow], paginate: true },
+				send: {
+					preSend: [requireEspoCrmServer, resolvePath, requireStreamToFollow],
+					paginate: true,
+				},
 				output: { postReceive: [outcomeItem({ followed: true })] },
 			},
 		},

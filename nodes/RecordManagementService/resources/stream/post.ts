@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { runOf } from '../../shared/http/run';
@@ -42,7 +48,8 @@ export const postFields: INodeProperties[] = [
 				type: 'string',
 				default: 'data',
 				placeholder: 'data, invoice',
-				description: 'Names of the binary fields of the input item whose files to attach to the post, separated by commas',
+				description:
+					'Names of the binary fields of the input item whose files to attach to the post, separated by commas',
 			},
 			{
 				displayName: 'Internal',
@@ -50,16 +57,24 @@ export const postFields: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether the post is internal: portal users do not see it. EspoCRM offers internal posts for the entity types with internal notes (Case, as installed); on others the flag is stored but changes nothing.",
+					'Whether the post is internal: portal users do not see it. EspoCRM offers internal posts for the entity types with internal notes (Case, as installed); on others the flag is stored but changes nothing.',
 			},
 		],
 	},
 ];
 
 /** Whether the record a post was refused for exists and the API user may read it: 200, 403 or 404 to a read. */
-async function parentReadStatus(item: Item, entityType: string, recordId: string): Promise<number | undefined> {
+async function parentReadStatus(
+	item: Item,
+	entityType: string,
+	recordId: string,
+): Promise<number | undefined> {
 	try {
-		await apiRequest(item.run, item.index, { method: 'GET', url: pathOf(item, '/{entityType}/{recordId}', { entityType, recordId }), expect: 'record' });
+		await apiRequest(item.run, item.index, {
+			method: 'GET',
+			url: pathOf(item, '/{entityType}/{recordId}', { entityType, recordId }),
+			expect: 'record',
+		});
 		return 200;
 	} catch (error) {
 		return readFailure(error).status;
@@ -100,8 +115,12 @@ async function explainedFailure(
 			);
 		}
 	}
-	if (attachmentsIds.length) explanations.push(`The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.`);
-	if (explanations.length) failure.description = [failure.description ?? '', ...explanations].join(' ').trim();
+	if (attachmentsIds.length)
+		explanations.push(
+			`The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.`,
+		);
+	if (explanations.length)
+		failure.description = [failure.description ?? '', ...explanations].join(' ').trim();
 	return failure;
 }
 
@@ -120,13 +139,19 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 		const options = item.parameter<IDataObject>('postOptions', {});
 		const files = binaryFilesOf(run, item, options.attachments, 'Files');
 		if ((typeof text !== 'string' || text.trim() === '') && files.length === 0) {
-			throw item.refuse('Text', 'is empty', 'Write the text of the post, or attach files (option Files).');
+			throw item.refuse(
+				'Text',
+				'is empty',
+				'Write the text of the post, or attach files (option Files).',
+			);
 		}
 		await requireStream(item, parentType, 'post');
 
 		const attachmentsIds: string[] = [];
 		for (const file of files) {
-			attachmentsIds.push(await uploadAttachment(run, item, file, { relatedType: 'Note', field: 'attachments' }));
+			attachmentsIds.push(
+				await uploadAttachment(run, item, file, { relatedType: 'Note', field: 'attachments' }),
+			);
 		}
 		const note: IDataObject = {
 			type: 'Post',
@@ -137,7 +162,12 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 			...(options.isInternal === true ? { isInternal: true } : {}),
 		};
 		try {
-			return await apiRequest(run, item.index, { method: 'POST', url: '/Note', body: note, expect: 'record' });
+			return await apiRequest(run, item.index, {
+				method: 'POST',
+				url: '/Note',
+				body: note,
+				expect: 'record',
+			});
 		} catch (error) {
 			throw await explainedFailure(item, error, { type: parentType, id: parentId }, attachmentsIds);
 		}

@@ -31,16 +31,21 @@ function labelSays(field: ResourceMapperField, hint: string) {
  */
 function convert(item: Item, field: ResourceMapperField, value: unknown): IDataObject {
 	const refuse = (expected: string): never => {
-		throw new NodeOperationError(item.node, `The field "${field.id}" needs ${expected}; ${JSON.stringify(value)} is not one (item ${item.index})`, {
-			itemIndex: item.index,
-			description: 'Change the value mapped to this field, or convert it in an earlier node.',
-		});
+		throw new NodeOperationError(
+			item.node,
+			`The field "${field.id}" needs ${expected}; ${JSON.stringify(value)} is not one (item ${item.index})`,
+			{
+				itemIndex: item.index,
+				description: 'Change the value mapped to this field, or convert it in an earlier node.',
+			},
+		);
 	};
 	const one = (converted: Value): IDataObject => ({ [field.id]: converted as IDataObject[string] });
 	switch (field.type) {
 		case 'number': {
 			const number = typeof value === 'number' ? value : Number(String(value).trim());
-			if (typeof value === 'boolean' || String(value).trim() === '' || !Number.isFinite(number)) return refuse('a number');
+			if (typeof value === 'boolean' || String(value).trim() === '' || !Number.isFinite(number))
+				return refuse('a number');
 			return one(number);
 		}
 		case 'boolean': {
@@ -56,17 +61,25 @@ function convert(item: Item, field: ResourceMapperField, value: unknown): IDataO
 			const moment = readMoment(value, item.timeZone);
 			if (!moment) return refuse('a date');
 			if (labelSays(field, LABEL_DATE_ONLY)) return one(serverDate(moment));
-			return optional ? { [field.id]: serverDateTime(moment), [`${field.id}Date`]: null } : one(serverDateTime(moment));
+			return optional
+				? { [field.id]: serverDateTime(moment), [`${field.id}Date`]: null }
+				: one(serverDateTime(moment));
 		}
 		case 'string':
-			if (!labelSays(field, LABEL_LIST)) return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
+			if (!labelSays(field, LABEL_LIST))
+				return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
 			return one(listOf(value) ?? refuse('a list'));
 		case 'array':
 			// Mappings saved before lists were offered as text.
 			return one(listOf(value) ?? refuse('a list'));
 		case 'object':
 			if (typeof value === 'object' && !Array.isArray(value)) return one(value as IDataObject);
-			return one(parseJson(value, (parsed) => parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) ?? refuse('a JSON object'));
+			return one(
+				parseJson(
+					value,
+					(parsed) => parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed),
+				) ?? refuse('a JSON object'),
+			);
 		default:
 			return one(typeof value === 'object' ? JSON.stringify(value) : (value as Value));
 	}
@@ -75,7 +88,8 @@ function convert(item: Item, field: ResourceMapperField, value: unknown): IDataO
 /** A list as given: a list, a JSON list, or `a, b` (items trimmed, empty ones left out). */
 function listOf(value: unknown): unknown[] | undefined {
 	if (Array.isArray(value)) return value;
-	if (typeof value === 'string' && value.trim().startsWith('[')) return parseJson(value, Array.isArray) as unknown[] | undefined;
+	if (typeof value === 'string' && value.trim().startsWith('['))
+		return parseJson(value, Array.isArray) as unknown[] | undefined;
 	return String(value)
 		.split(',')
 		.map((part) => part.trim())
@@ -97,7 +111,9 @@ function parseJson(value: unknown, fits: (parsed: unknown) => boolean): Value | 
  * type has. Empty values are left out: the mapper lists every field, and an empty one is one the user left alone.
  */
 export function mappedFields(item: Item, columns: ResourceMapperValue): IDataObject {
-	const schema = new Map(columns.schema.filter((field) => !field.removed).map((field) => [field.id, field]));
+	const schema = new Map(
+		columns.schema.filter((field) => !field.removed).map((field) => [field.id, field]),
+	);
 	const values =
 		columns.mappingMode === 'autoMapInputData'
 			? Object.fromEntries(Object.entries(item.json).filter(([name]) => schema.has(name)))

@@ -6,17 +6,74 @@ import { checkLinkPairs } from '../tool/arguments';
 import { parseJsonObject } from '../item/validation';
 
 /** The fields of the interface, each hidden for the built-in entity types that do not have it (any other type may). */
-export const INTERFACE_FIELDS: Array<{ field: string; label: string; kind: 'string' | 'number'; notOn?: string[]; about: string }> = [
-	{ field: 'name', label: 'Name', kind: 'string', notOn: ['Contact', 'Lead'], about: 'Name of the record' },
-	{ field: 'firstName', label: 'First Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'First name of the person' },
-	{ field: 'lastName', label: 'Last Name', kind: 'string', notOn: ['Account', 'Opportunity', 'Email'], about: 'Last name of the person' },
-	{ field: 'emailAddress', label: 'Email Address', kind: 'string', about: 'Primary e-mail address' },
-	{ field: 'phoneNumber', label: 'Phone Number', kind: 'string', about: 'Primary phone number, in international format as EspoCRM stores it, such as +15550100' },
+export const INTERFACE_FIELDS: Array<{
+	field: string;
+	label: string;
+	kind: 'string' | 'number';
+	notOn?: string[];
+	about: string;
+}> = [
+	{
+		field: 'name',
+		label: 'Name',
+		kind: 'string',
+		notOn: ['Contact', 'Lead'],
+		about: 'Name of the record',
+	},
+	{
+		field: 'firstName',
+		label: 'First Name',
+		kind: 'string',
+		notOn: ['Account', 'Opportunity', 'Email'],
+		about: 'First name of the person',
+	},
+	{
+		field: 'lastName',
+		label: 'Last Name',
+		kind: 'string',
+		notOn: ['Account', 'Opportunity', 'Email'],
+		about: 'Last name of the person',
+	},
+	{
+		field: 'emailAddress',
+		label: 'Email Address',
+		kind: 'string',
+		about: 'Primary e-mail address',
+	},
+	{
+		field: 'phoneNumber',
+		label: 'Phone Number',
+		kind: 'string',
+		about: 'Primary phone number, in international format as EspoCRM stores it, such as +15550100',
+	},
 	{ field: 'description', label: 'Description', kind: 'string', about: 'Free text' },
-	{ field: 'accountId', label: 'Account ID', kind: 'string', notOn: ['Account', 'Email'], about: 'ID of the related Account' },
-	{ field: 'assignedUserId', label: 'Assigned User ID', kind: 'string', about: 'ID of the user the record is assigned to' },
-	{ field: 'status', label: 'Status', kind: 'string', notOn: ['Contact'], about: 'Status, for example "New" for a Lead' },
-	{ field: 'amount', label: 'Amount', kind: 'number', notOn: ['Account', 'Contact', 'Lead', 'Email'], about: 'Amount of the opportunity' },
+	{
+		field: 'accountId',
+		label: 'Account ID',
+		kind: 'string',
+		notOn: ['Account', 'Email'],
+		about: 'ID of the related Account',
+	},
+	{
+		field: 'assignedUserId',
+		label: 'Assigned User ID',
+		kind: 'string',
+		about: 'ID of the user the record is assigned to',
+	},
+	{
+		field: 'status',
+		label: 'Status',
+		kind: 'string',
+		notOn: ['Contact'],
+		about: 'Status, for example "New" for a Lead',
+	},
+	{
+		field: 'amount',
+		label: 'Amount',
+		kind: 'number',
+		notOn: ['Account', 'Contact', 'Lead', 'Email'],
+		about: 'Amount of the opportunity',
+	},
 ];
 
 const show = { operation: ['create', 'update', 'upsert', 'massUpdate'] };
@@ -35,7 +92,8 @@ export const recordBodyFields: INodeProperties[] = [
 			{
 				name: 'Using the Field Mapper',
 				value: 'mapper',
-				description: "The entity type's fields, read from the server (EspoCRM), to map one by one or automatically",
+				description:
+					"The entity type's fields, read from the server (EspoCRM), to map one by one or automatically",
 			},
 			{ name: 'Using JSON', value: 'json' },
 		],
@@ -65,14 +123,21 @@ export const recordBodyFields: INodeProperties[] = [
 		placeholder: 'Add Custom Field',
 		typeOptions: { multipleValues: true },
 		default: {},
-		description: 'Any other field of the entity type, by its name on the server (for example "website" or "cStage")',
+		description:
+			'Any other field of the entity type, by its name on the server (for example "website" or "cStage")',
 		displayOptions: { show: { ...show, bodyMode: ['fields'] } },
 		options: [
 			{
 				displayName: 'Field',
 				name: 'field',
 				values: [
-					{ displayName: 'Field Name', name: 'name', type: 'string', default: '', placeholder: 'website' },
+					{
+						displayName: 'Field Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'website',
+					},
 					{ displayName: 'Field Value', name: 'value', type: 'string', default: '' },
 				],
 			},
@@ -122,7 +187,9 @@ function definedFields(item: Item): IDataObject {
 	const body: IDataObject = { ...item.parameter<IDataObject>('fields', {}) };
 	// The collection whole: as saved, its `field` list is absent when empty, which a read of `customFields.field` would
 	// resolve through n8n's engine for every item.
-	const rows = item.parameter<{ field?: Array<{ name?: string; value?: unknown }> }>('customFields', {}).field ?? [];
+	const rows =
+		item.parameter<{ field?: Array<{ name?: string; value?: unknown }> }>('customFields', {})
+			.field ?? [];
 	for (const [index, row] of rows.entries()) {
 		const name = row.name?.trim();
 		if (!name) throw item.refuse('Custom Fields', `: row ${index + 1} has no field name`);
@@ -134,7 +201,8 @@ function definedFields(item: Item): IDataObject {
 /** The fields of a create or change, which must not be empty. */
 export function requiredRecordBody(item: Item): IDataObject {
 	const body = recordBody(item);
-	if (Object.keys(body).length === 0) throw item.refuse('Fields', 'is empty', 'Add at least one field to send.');
+	if (Object.keys(body).length === 0)
+		throw item.refuse('Fields', 'is empty', 'Add at least one field to send.');
 	return body;
 }
 

@@ -20,7 +20,12 @@ export const ENTITY_TYPE_OPTIONS = [
 ];
 
 /** A record picked from a list (searched by name), by ID, or by its web address. */
-export function recordLocator(name: string, displayName: string, show: Show, hide?: Show): INodeProperties {
+export function recordLocator(
+	name: string,
+	displayName: string,
+	show: Show,
+	hide?: Show,
+): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -50,7 +55,8 @@ export function recordLocator(name: string, displayName: string, show: Show, hid
 						type: 'regex',
 						properties: {
 							regex: RECORD_URL,
-							errorMessage: 'Not a record address such as https://crm.example.com/#Contact/view/<id>',
+							errorMessage:
+								'Not a record address such as https://crm.example.com/#Contact/view/<id>',
 						},
 					},
 				],
@@ -82,8 +88,11 @@ export function entityTypeFields(show: Show = {}, hide?: Show): INodeProperties[
 			default: '',
 			// Not `required`: n8n then requires it whenever Entity Type is an expression. An empty name is refused at run time.
 			placeholder: 'CProject',
-			description: 'Name of the entity type as the server knows it, for example a custom type such as CProject',
-			displayOptions: hide ? { show: { ...show, entityType: ['custom'] }, hide } : { show: { ...show, entityType: ['custom'] } },
+			description:
+				'Name of the entity type as the server knows it, for example a custom type such as CProject',
+			displayOptions: hide
+				? { show: { ...show, entityType: ['custom'] }, hide }
+				: { show: { ...show, entityType: ['custom'] } },
 		},
 	];
 }
@@ -97,7 +106,20 @@ export const targetFields: INodeProperties[] = [
 	recordLocator(
 		'recordId',
 		'Record',
-		{ operation: ['get', 'update', 'delete', 'getManyRelated', 'link', 'unlink', 'post', 'getStream', 'follow', 'unfollow'] },
+		{
+			operation: [
+				'get',
+				'update',
+				'delete',
+				'getManyRelated',
+				'link',
+				'unlink',
+				'post',
+				'getStream',
+				'follow',
+				'unfollow',
+			],
+		},
 		userStream,
 	),
 	{
@@ -105,7 +127,10 @@ export const targetFields: INodeProperties[] = [
 		name: 'link',
 		type: 'options',
 		// EspoCRM: the links of the entity type with the type each leads to; Standard: the common ones.
-		typeOptions: { loadOptionsMethod: 'getLinks', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+		typeOptions: {
+			loadOptionsMethod: 'getLinks',
+			loadOptionsDependsOn: ['entityType', 'customEntityType'],
+		},
 		// A Contact (the default entity type) has opportunities; an Account has them too.
 		default: 'opportunities',
 		description:
@@ -136,7 +161,8 @@ export const requestSettingsField: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 50 },
 			default: 5,
-			description: 'How many requests this node has open at once. Lower it for a small server, or if it answers 429 or 503.',
+			description:
+				'How many requests this node has open at once. Lower it for a small server, or if it answers 429 or 503.',
 		},
 		{
 			displayName: 'Max Retries',

@@ -36,18 +36,22 @@ const WHAT_TO_CHECK =
 /** How an answer looks to a user: its content type, the kind of thing it is, and how it began (secrets redacted). */
 function describe(answer: Answer, secrets: string[]): string {
 	const type = answer.contentType.split(';')[0].trim() || 'no content type';
-	const kind = /html/i.test(type) || /^\s*<(!doctype|html)/i.test(answer.text)
-		? 'a web page'
-		: Array.isArray(answer.body)
-			? `a JSON list of ${answer.body.length}`
-			: typeof answer.body === 'string'
-				? 'text that is not JSON'
-				: answer.body === undefined
-					? 'nothing'
-					: `JSON ${answer.body === null ? 'null' : typeof answer.body}`;
+	const kind =
+		/html/i.test(type) || /^\s*<(!doctype|html)/i.test(answer.text)
+			? 'a web page'
+			: Array.isArray(answer.body)
+				? `a JSON list of ${answer.body.length}`
+				: typeof answer.body === 'string'
+					? 'text that is not JSON'
+					: answer.body === undefined
+						? 'nothing'
+						: `JSON ${answer.body === null ? 'null' : typeof answer.body}`;
 	// Redacted before it is cut, so that a secret across the cut is still recognised.
 	const window = 200 + Math.max(0, ...secrets.map((secret) => secret.length));
-	const start = redact(answer.text.slice(0, window), secrets).slice(0, 200).replace(/\s+/g, ' ').trim();
+	const start = redact(answer.text.slice(0, window), secrets)
+		.slice(0, 200)
+		.replace(/\s+/g, ' ')
+		.trim();
 	return `${kind} (${type})${start ? `, beginning: ${start}${answer.text.length > 200 ? '…' : ''}` : ''}`;
 }
 
@@ -58,11 +62,14 @@ function problemOf(answer: Answer, expected: Expected | undefined): string | und
 	if (typeof body === 'string' && !json) return 'is not JSON';
 	if (expected === 'record') {
 		const record = body as IDataObject;
-		if (record === null || typeof record !== 'object' || Array.isArray(record)) return 'is not a record';
-		if (record.id === undefined || record.id === null || record.id === '') return 'is not a record (it has no "id")';
+		if (record === null || typeof record !== 'object' || Array.isArray(record))
+			return 'is not a record';
+		if (record.id === undefined || record.id === null || record.id === '')
+			return 'is not a record (it has no "id")';
 	}
 	if (expected === 'list') {
-		if (body === null || typeof body !== 'object' || !Array.isArray((body as IDataObject).list)) return 'is not a list (it has no "list")';
+		if (body === null || typeof body !== 'object' || !Array.isArray((body as IDataObject).list))
+			return 'is not a list (it has no "list")';
 	}
 	return undefined;
 }
@@ -89,7 +96,14 @@ export function checkAnswer(
 }
 
 /** Refuses an answer larger than the operation reads, before it is read whole. */
-export function tooLarge(node: INode, itemIndex: number, request: { method?: string; url: string }, status: number, limit: number, what: string) {
+export function tooLarge(
+	node: INode,
+	itemIndex: number,
+	request: { method?: string; url: string },
+	status: number,
+	limit: number,
+	what: string,
+) {
 	return unusableAnswer(
 		node,
 		itemIndex,

@@ -25,7 +25,10 @@ const LIST_SETTING_REFUSED = /where item|order by|order value|primary filter|boo
 const UNKNOWN_LINK = /link does not exist/i;
 
 /** Messages say what happened in the user's terms; descriptions say what to do about it. */
-function explain(failure: FailedResponse, handling: Handling): { message: string; description: string } {
+function explain(
+	failure: FailedResponse,
+	handling: Handling,
+): { message: string; description: string } {
 	const { status, reason } = failure;
 	const said = reason ? `: ${reason}` : '';
 	const ofRelease = explainVersionRefusal(failure);
@@ -37,7 +40,8 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 					message: failure.message || 'The request could not be made',
 					// A request n8n could not build (a Base URL that is no address), a token request without a token, or an
 					// answer n8n could not take in: the server may or may not have seen it.
-					description: 'The request failed before an answer from the server could be used. Check the credential (its Base URL and authentication settings).',
+					description:
+						'The request failed before an answer from the server could be used. Check the credential (its Base URL and authentication settings).',
 				};
 			}
 			// The network code goes into the description: n8n replaces any message that contains one with its own text.
@@ -78,7 +82,8 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 			if (MAX_SIZE_REFUSED.test(reason)) {
 				return {
 					message: `The server refused the page size (403)${said}`,
-					description: 'The server returns at most 200 records per request: use Return All or a Limit, which page for you.',
+					description:
+						'The server returns at most 200 records per request: use Return All or a Limit, which page for you.',
 				};
 			}
 			return {
@@ -106,7 +111,9 @@ function explain(failure: FailedResponse, handling: Handling): { message: string
 		case 409:
 			if (/duplicate/i.test(reason)) {
 				const found = Array.isArray(failure.body) ? (failure.body as IDataObject[]) : [];
-				const names = found.map((record) => `${record.name ?? '(no name)'} [${record.id}]`).join(', ');
+				const names = found
+					.map((record) => `${record.name ?? '(no name)'} [${record.id}]`)
+					.join(', ');
 				return {
 					message: `The server found possible duplicates and did not create the record (409)${
 						names ? `: ${names}` : ''
@@ -210,8 +217,15 @@ const REQUIRED_FIELD = /entityType: (\w+), field: (\w+), type: required/;
  */
 function adviceForModel(failure: FailedResponse): string | undefined {
 	if (failure.status === 409 && /duplicate/i.test(failure.reason)) {
-		const ids = (Array.isArray(failure.body) ? (failure.body as IDataObject[]) : []).map((record) => record.id).filter((id) => typeof id === 'string');
-		const existing = ids.length === 1 ? `the existing record (ID ${ids[0]})` : ids.length ? `one of the existing records (IDs ${ids.join(', ')})` : 'the existing record (find it first)';
+		const ids = (Array.isArray(failure.body) ? (failure.body as IDataObject[]) : [])
+			.map((record) => record.id)
+			.filter((id) => typeof id === 'string');
+		const existing =
+			ids.length === 1
+				? `the existing record (ID ${ids[0]})`
+				: ids.length
+					? `one of the existing records (IDs ${ids.join(', ')})`
+					: 'the existing record (find it first)';
 		return `Nothing was created. Do not create it again: use ${existing} instead, as it is (to post on it, link to it or add a task to it) or updated with the new details by its ID.`;
 	}
 	if (failure.status === 409 && LOCKED_RECORD.test(failure.reason)) {
@@ -225,14 +239,19 @@ function adviceForModel(failure: FailedResponse): string | undefined {
 	return undefined;
 }
 
-
 /**
  * An answer the node refuses although the server sent it with a success status (or a redirect): not what the operation
  * reads, too large, or pointing elsewhere. It is a NodeApiError (the server's doing) that sendReliably (send.ts) passes on as is.
  */
 export class UnusableAnswerError extends NodeApiError {}
 
-export function unusableAnswer(node: INode, itemIndex: number, status: number, message: string, description: string): UnusableAnswerError {
+export function unusableAnswer(
+	node: INode,
+	itemIndex: number,
+	status: number,
+	message: string,
+	description: string,
+): UnusableAnswerError {
 	return new UnusableAnswerError(node, { message, httpCode: String(status) } as JsonObject, {
 		message,
 		description,
@@ -243,19 +262,35 @@ export function unusableAnswer(node: INode, itemIndex: number, status: number, m
 
 /** A redirect the node did not follow (to another origin, or one too many): it says where it pointed, never its path. */
 export class RedirectNotFollowed extends UnusableAnswerError {
-	constructor(node: INode, itemIndex: number, status: number, message: string, description: string) {
-		super(node, { message, httpCode: String(status) } as JsonObject, { message, description, httpCode: String(status), itemIndex });
+	constructor(
+		node: INode,
+		itemIndex: number,
+		status: number,
+		message: string,
+		description: string,
+	) {
+		super(node, { message, httpCode: String(status) } as JsonObject, {
+			message,
+			description,
+			httpCode: String(status),
+			itemIndex,
+		});
 	}
 }
 
 /** n8n's own codes that its errors turn into "The service refused the connection – perhaps it is offline" and the like. */
-const CODES_N8N_REWORDS = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|ECONNABORTED|EHOSTUNREACH|EAI_AGAIN|EADDRNOTAVAIL)\b/i;
+const CODES_N8N_REWORDS =
+	/\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|ECONNABORTED|EHOSTUNREACH|EAI_AGAIN|EADDRNOTAVAIL)\b/i;
 
 /**
  * The credential could not be loaded (n8n's database, its encryption key, an external secrets store): nothing was
  * sent, and the server is not to blame. The message has no network code, so n8n does not reword it as the server's.
  */
-export function credentialLoadError(node: INode, error: unknown, itemIndex: number): NodeOperationError {
+export function credentialLoadError(
+	node: INode,
+	error: unknown,
+	itemIndex: number,
+): NodeOperationError {
 	const said = String((error as Error)?.message ?? error);
 	const name = node.credentials?.recordManagementServiceApi?.name;
 	return new NodeOperationError(node, error as Error, {
@@ -270,15 +305,24 @@ export function credentialLoadError(node: INode, error: unknown, itemIndex: numb
  * the same error, naming that item, so that each item that fails with it says which it is.
  */
 export function forItem(error: unknown, itemIndex: number): unknown {
-	if (!(error instanceof NodeApiError || error instanceof NodeOperationError) || error.context.itemIndex === itemIndex) return error;
-	const copy = Object.create(Object.getPrototypeOf(error) as object) as NodeApiError | NodeOperationError;
+	if (
+		!(error instanceof NodeApiError || error instanceof NodeOperationError) ||
+		error.context.itemIndex === itemIndex
+	)
+		return error;
+	const copy = Object.create(Object.getPrototypeOf(error) as object) as
+		NodeApiError | NodeOperationError;
 	Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
 	copy.context = { ...error.context, itemIndex };
 	return copy;
 }
 
 /** The node's own errors are NodeApiError or NodeOperationError already; anything else is wrapped to name the item. */
-export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const said = String((error as Error)?.message ?? error);
 	// A node error of n8n's own copy of n8n-workflow (a request's failure, say) is wrapped as it is. Any other error

@@ -21,14 +21,26 @@ export interface FailedResponse {
 	sentSecrets: string[];
 }
 
-const AUTHENTICATION_HEADERS = new Set(['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization']);
+const AUTHENTICATION_HEADERS = new Set([
+	'authorization',
+	'x-api-key',
+	'espo-authorization',
+	'x-hmac-authorization',
+]);
 
 /** The authentication header values of the request that failed (and the token or key inside "Bearer …"/"Basic …"). */
 function authenticationHeaderValues(candidate: unknown): string[] {
-	const headers = (candidate as { config?: { headers?: Record<string, unknown> } })?.config?.headers ?? {};
+	const headers =
+		(candidate as { config?: { headers?: Record<string, unknown> } })?.config?.headers ?? {};
 	return Object.entries(headers)
-		.filter(([name, value]) => AUTHENTICATION_HEADERS.has(name.toLowerCase()) && typeof value === 'string')
-		.flatMap(([, value]) => [value as string, (value as string).replace(/^(Bearer|Basic)\s+/i, '')]);
+		.filter(
+			([name, value]) =>
+				AUTHENTICATION_HEADERS.has(name.toLowerCase()) && typeof value === 'string',
+		)
+		.flatMap(([, value]) => [
+			value as string,
+			(value as string).replace(/^(Bearer|Basic)\s+/i, ''),
+		]);
 }
 
 /**
@@ -46,7 +58,8 @@ export function readFailure(error: unknown): FailedResponse {
 				status: response.status,
 				reason: String(headers['x-status-reason'] ?? '').trim(),
 				body: response.data,
-				retryAfter: headers['retry-after'] === undefined ? undefined : String(headers['retry-after']),
+				retryAfter:
+					headers['retry-after'] === undefined ? undefined : String(headers['retry-after']),
 				location: headers.location === undefined ? undefined : String(headers.location),
 				sentSecrets,
 			};
@@ -56,16 +69,25 @@ export function readFailure(error: unknown): FailedResponse {
 		const code = (candidate as { code?: unknown })?.code;
 		if (typeof code === 'string' && NETWORK_CODES.has(code)) {
 			// Axios says ECONNABORTED with "timeout of 30000ms exceeded" when the request's timeout passed.
-			const timedOut = code === 'ETIMEDOUT' || /timeout/i.test(String((candidate as Error).message));
+			const timedOut =
+				code === 'ETIMEDOUT' || /timeout/i.test(String((candidate as Error).message));
 			return { reason: '', networkCode: code, timedOut, sentSecrets };
 		}
 	}
 	// The node's own errors (apiError below) carry the status and reason they were made from.
 	if (error instanceof NodeApiError && error.httpCode && /^\d+$/.test(error.httpCode)) {
-		return { status: Number(error.httpCode), reason: String(error.errorResponse?.reason ?? ''), sentSecrets };
+		return {
+			status: Number(error.httpCode),
+			reason: String(error.errorResponse?.reason ?? ''),
+			sentSecrets,
+		};
 	}
 	const cause = (error as { cause?: unknown })?.cause;
-	return { reason: '', message: ((cause instanceof Error ? cause : error) as Error)?.message, sentSecrets };
+	return {
+		reason: '',
+		message: ((cause instanceof Error ? cause : error) as Error)?.message,
+		sentSecrets,
+	};
 }
 
 /** The credential's fields that are secret, and what the authentication schemes derive from them. */
@@ -80,18 +102,31 @@ export function secretsOf(
 	failure?: FailedResponse,
 	request?: { method?: string; url: string },
 ): string[] {
-	const values = SECRET_FIELDS.map((field) => credentials?.[field]).filter((value): value is string => typeof value === 'string');
+	const values = SECRET_FIELDS.map((field) => credentials?.[field]).filter(
+		(value): value is string => typeof value === 'string',
+	);
 	// An answer that echoes the request's headers: the HMAC header of that request (a failure has it from the request).
-	if (credentials?.authentication === 'hmac' && request?.url) values.push(hmacAuthorization(credentials, request));
+	if (credentials?.authentication === 'hmac' && request?.url)
+		values.push(hmacAuthorization(credentials, request));
 	if (credentials?.username !== undefined && credentials?.password !== undefined) {
 		values.push(Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64'));
 	}
 	values.push(...(failure?.sentSecrets ?? []));
 	// Shorter values would redact ordinary words; no credential of these schemes is that short.
 	const secrets = values.map((value) => value.trim()).filter((value) => value.length >= 4);
-	return [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]))]
-		// Longest first, so that a secret containing another is replaced whole.
-		.sort((a, b) => b.length - a.length);
+	return (
+		[
+			...new Set(
+				secrets.flatMap((secret) => [
+					secret,
+					JSON.stringify(secret).slice(1, -1),
+					encodeURIComponent(secret),
+				]),
+			),
+		]
+			// Longest first, so that a secret containing another is replaced whole.
+			.sort((a, b) => b.length - a.length)
+	);
 }
 
 /** Replaces every secret in a text, however a server or proxy echoed it (as is, JSON-escaped or URL-encoded). */

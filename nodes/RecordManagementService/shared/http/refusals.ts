@@ -16,7 +16,8 @@ const CHARACTER_IN_ATTRIBUTE = /not allowed character in attribute/i;
 
 /** What the server's body names: EspoCRM's `messageTranslation.data.<key>`. */
 function translationData(body: unknown, key: string): string | undefined {
-	const data = ((body as IDataObject | undefined)?.messageTranslation as IDataObject | undefined)?.data as IDataObject | undefined;
+	const data = ((body as IDataObject | undefined)?.messageTranslation as IDataObject | undefined)
+		?.data as IDataObject | undefined;
 	const value = data?.[key];
 	return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -24,7 +25,11 @@ function translationData(body: unknown, key: string): string | undefined {
 const UNLOCK =
 	'Only a user whose role has the Lock permission can unlock it, in EspoCRM: the record > Unlock (or Unlock in the list view for several). Running the node again does not help while it is locked; nothing was changed.';
 
-export function explainVersionRefusal({ status, reason, body }: FailedResponse): { message: string; description: string } | undefined {
+export function explainVersionRefusal({
+	status,
+	reason,
+	body,
+}: FailedResponse): { message: string; description: string } | undefined {
 	const said = reason ? `: ${reason}` : '';
 	if (status === 409 && reason === 'cannotModifyLockedRecord') {
 		const field = translationData(body, 'field');
@@ -35,7 +40,8 @@ export function explainVersionRefusal({ status, reason, body }: FailedResponse):
 	}
 	if (status === 409 && reason === 'cannotRemoveLockedRecord') {
 		return {
-			message: 'The record is locked: EspoCRM does not let anyone delete it (409 cannotRemoveLockedRecord)',
+			message:
+				'The record is locked: EspoCRM does not let anyone delete it (409 cannotRemoveLockedRecord)',
 			description: UNLOCK,
 		};
 	}
@@ -50,7 +56,7 @@ export function explainVersionRefusal({ status, reason, body }: FailedResponse):
 		return {
 			message: `The server refused the sender address in "From" (403)${said}`,
 			description:
-				"EspoCRM 9 lets an API user send only from its own e-mail address (Administration > API Users > the user > Email), from a group e-mail account shared with it (Administration > Group Email Accounts: the address, Use SMTP and Shared on; the user's role: Group Email Accounts allowed), or from the system address when a group e-mail account with SMTP holds that address and Administration > Outbound Emails > Is Shared is on. Use such an address in \"From\", or ask the administrator to set one up. No e-mail was sent or kept. " +
+				'EspoCRM 9 lets an API user send only from its own e-mail address (Administration > API Users > the user > Email), from a group e-mail account shared with it (Administration > Group Email Accounts: the address, Use SMTP and Shared on; the user\'s role: Group Email Accounts allowed), or from the system address when a group e-mail account with SMTP holds that address and Administration > Outbound Emails > Is Shared is on. Use such an address in "From", or ask the administrator to set one up. No e-mail was sent or kept. ' +
 				"EspoCRM 9.3 and later save a group e-mail account whose SMTP server is on an internal address (localhost, a Docker network, a LAN) only when that server's host:port is listed in emailServerAllowedAddressList, in EspoCRM's data/config.php (Administration has no field for it): for an SMTP server mail on port 25, 'emailServerAllowedAddressList' => ['mail:25'],",
 		};
 	}

@@ -1,4 +1,9 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../../shared/answerBody';
@@ -64,10 +69,14 @@ export async function exchange<T>(
 	// requireWellFormed). This guards the rest (a value taken from an answer, say): n8n's encoder would send another
 	// character in place of a broken one, or throw "URI malformed".
 	if (brokenTextIn([request.url, request.qs])) {
-		throw new NodeOperationError(node, `A value for the request's address holds a broken character, such as half of an emoji (item ${itemIndex})`, {
-			itemIndex,
-			description: 'Nothing was sent for this item. Correct the text where it comes from.',
-		});
+		throw new NodeOperationError(
+			node,
+			`A value for the request's address holds a broken character, such as half of an emoji (item ${itemIndex})`,
+			{
+				itemIndex,
+				description: 'Nothing was sent for this item. Correct the text where it comes from.',
+			},
+		);
 	}
 	// A broken character in a JSON body (text.ts) goes out as the escape \ud83d, which EspoCRM 8.1.5 refuses with 500
 	// and no reason (PHP's json_decode: "Single unpaired UTF-16 surrogate"), so one cut-off emoji in a description
@@ -83,7 +92,11 @@ export async function exchange<T>(
 				json: true,
 				arrayFormat: 'indices',
 				...current,
-				headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...current.headers },
+				headers: {
+					Accept: 'application/json',
+					'Content-Type': 'application/json',
+					...current.headers,
+				},
 				timeout: settings.timeoutSeconds * 1000,
 				returnFullResponse: true,
 				// Read below, up to a bound, instead of whole by n8n's helper.
@@ -103,7 +116,10 @@ export async function exchange<T>(
 		const stream = isBodyStream(response.body) ? response.body : undefined;
 		if (limit === UNREAD) {
 			stream?.destroy?.();
-			return check({ statusCode: response.statusCode, headers: response.headers, bytes: Buffer.alloc(0) }, data);
+			return check(
+				{ statusCode: response.statusCode, headers: response.headers, bytes: Buffer.alloc(0) },
+				data,
+			);
 		}
 		const bytes =
 			Number.isFinite(declared) && declared > limit.bytes
@@ -123,18 +139,40 @@ export async function exchange<T>(
  * One authenticated request of this node, with the run's bound, resending and errors; the answer and earlier failures.
  * The answer must be JSON, of the shape `expect` names (answers.ts), and MAX_JSON_ANSWER_BYTES at most.
  */
-export async function send<T = IDataObject>(run: Run, itemIndex: number, options: ApiRequest): Promise<Sent<T>> {
+export async function send<T = IDataObject>(
+	run: Run,
+	itemIndex: number,
+	options: ApiRequest,
+): Promise<Sent<T>> {
 	const { idempotent, expect, ...request } = options;
-	return await exchange(run, itemIndex, request, idempotent ?? isIdempotent(request.method), JSON_LIMIT, (answer, data) => {
-		const text = answer.bytes.toString('utf8');
-		const body = parseJsonAnswer(text);
-		const contentType = String(answer.headers['content-type'] ?? '');
-		checkAnswer(run.node, itemIndex, request, { status: answer.statusCode, contentType, text, body }, expect, () => secretsOf(data, undefined, request));
-		return body as T;
-	});
+	return await exchange(
+		run,
+		itemIndex,
+		request,
+		idempotent ?? isIdempotent(request.method),
+		JSON_LIMIT,
+		(answer, data) => {
+			const text = answer.bytes.toString('utf8');
+			const body = parseJsonAnswer(text);
+			const contentType = String(answer.headers['content-type'] ?? '');
+			checkAnswer(
+				run.node,
+				itemIndex,
+				request,
+				{ status: answer.statusCode, contentType, text, body },
+				expect,
+				() => secretsOf(data, undefined, request),
+			);
+			return body as T;
+		},
+	);
 }
 
 /** One authenticated request of this node: its answer. */
-export async function apiRequest<T = IDataObject>(run: Run, itemIndex: number, options: ApiRequest): Promise<T> {
+export async function apiRequest<T = IDataObject>(
+	run: Run,
+	itemIndex: number,
+	options: ApiRequest,
+): Promise<T> {
 	return (await send<T>(run, itemIndex, options)).body;
 }

@@ -28,9 +28,15 @@ type ReadingPostReceive = PostReceiveFunction & { reading?: AnswerReading };
 
 /** `receive`, marked with how the answer it is handed is read: each routed operation's routing names its reading so. */
 export function reading(answer: AnswerReading, receive: PostReceiveFunction): PostReceiveFunction {
-	return Object.assign(async function (this: unknown, ...args: Parameters<PostReceiveFunction>) {
-		return await (receive as (...a: unknown[]) => Promise<INodeExecutionData[]>).apply(this, args);
-	}, { reading: answer }) as PostReceiveFunction;
+	return Object.assign(
+		async function (this: unknown, ...args: Parameters<PostReceiveFunction>) {
+			return await (receive as (...a: unknown[]) => Promise<INodeExecutionData[]>).apply(
+				this,
+				args,
+			);
+		},
+		{ reading: answer },
+	) as PostReceiveFunction;
 }
 
 /**
@@ -60,7 +66,11 @@ export async function routeRequest(
 		.flatMap((receive) => receive.actions)
 		.filter((action): action is ReadingPostReceive => typeof action === 'function');
 	const answer = functions.map((action) => action.reading).find((found) => found !== undefined);
-	if (answer === undefined) throw new NodeOperationError(run.node, 'This operation\'s routing does not say how its answer is read');
+	if (answer === undefined)
+		throw new NodeOperationError(
+			run.node,
+			"This operation's routing does not say how its answer is read",
+		);
 	let items: INodeExecutionData[];
 	let response: IN8nHttpFullResponse;
 	if (answer.as === 'record') {
@@ -69,7 +79,14 @@ export async function routeRequest(
 		response = { body, headers: {}, statusCode: 200 };
 	} else {
 		const limit = answer.as === 'bytes' ? answer.limit : UNREAD;
-		const { body: read } = await exchange<Exchanged>(run, itemIndex, options, isIdempotent(options.method), limit, (exchanged) => exchanged);
+		const { body: read } = await exchange<Exchanged>(
+			run,
+			itemIndex,
+			options,
+			isIdempotent(options.method),
+			limit,
+			(exchanged) => exchanged,
+		);
 		items = [{ json: {} }];
 		response = { body: read.bytes, headers: read.headers, statusCode: read.statusCode };
 	}

@@ -84,7 +84,11 @@ export class Run<C extends RequestContext = RequestContext> {
 	 * What `make` gives, made at the first call of the run for this key only: a failure too, unless `againAfterFailure`
 	 * (the next call then makes it again).
 	 */
-	async once<T>(key: string, make: () => Promise<T>, { againAfterFailure = false } = {}): Promise<T> {
+	async once<T>(
+		key: string,
+		make: () => Promise<T>,
+		{ againAfterFailure = false } = {},
+	): Promise<T> {
 		let kept = this.kept.get(key) as Promise<T> | undefined;
 		if (!kept) {
 			const made = make();
@@ -131,7 +135,10 @@ function readSettings(context: RequestContext): Partial<RequestSettings> {
 	if ('getInputData' in context && !('getItemIndex' in context)) {
 		return context.getNodeParameter('requestSettings', 0, {}) as Partial<RequestSettings>;
 	}
-	return (context as IPollFunctions).getNodeParameter('requestSettings', {}) as Partial<RequestSettings>;
+	return (context as IPollFunctions).getNodeParameter(
+		'requestSettings',
+		{},
+	) as Partial<RequestSettings>;
 }
 
 function runKey(context: RequestContext): object {
@@ -154,7 +161,10 @@ export function runOf<C extends RequestContext>(context: C): Run<C> {
 				maxParallel: Math.max(1, settings.maxParallel ?? 5),
 				maxRetries: Math.max(0, settings.maxRetries ?? 5),
 				maxRetryWaitSeconds: Math.max(0, settings.maxRetryWaitSeconds ?? 60),
-				timeoutSeconds: settings.timeoutSeconds !== undefined && settings.timeoutSeconds > 0 ? settings.timeoutSeconds : DEFAULT_TIMEOUT_SECONDS,
+				timeoutSeconds:
+					settings.timeoutSeconds !== undefined && settings.timeoutSeconds > 0
+						? settings.timeoutSeconds
+						: DEFAULT_TIMEOUT_SECONDS,
 			},
 			context,
 		);

@@ -4,7 +4,13 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { apiBaseUrl, followRedirects } from '../../../../shared/addresses';
 import { isBodyStream, parseJsonAnswer, readUpTo } from '../../../../shared/answerBody';
 import { MAX_ERROR_ANSWER_BYTES } from './answers';
-import { RedirectNotFollowed, UnusableAnswerError, apiError, asNodeError, credentialLoadError } from './errors';
+import {
+	RedirectNotFollowed,
+	UnusableAnswerError,
+	apiError,
+	asNodeError,
+	credentialLoadError,
+} from './errors';
 import { readFailure } from './failure';
 import type { FailedResponse } from './failure';
 import type { Outcome, Run } from './run';
@@ -26,7 +32,10 @@ function mayResend({ status, networkCode }: FailedResponse, idempotent: boolean)
 }
 
 /** After these failures the server may have carried the request out. */
-export function outcomeUnknown({ status, networkCode }: Pick<FailedResponse, 'status' | 'networkCode'>) {
+export function outcomeUnknown({
+	status,
+	networkCode,
+}: Pick<FailedResponse, 'status' | 'networkCode'>) {
 	return status === 502 || status === 504 || networkCode !== undefined;
 }
 
@@ -95,14 +104,19 @@ export async function sendReliably<T>(
 		const apiBase = () => apiBaseUrl(credentials.baseUrl);
 		const followingRedirects = async () =>
 			await followRedirects({
-				from: () => (/^https?:\/\//i.test(current.url) ? current.url : `${apiBase()}${current.url}`),
+				from: () =>
+					/^https?:\/\//i.test(current.url) ? current.url : `${apiBase()}${current.url}`,
 				method: current.method,
 				max: MAX_REDIRECTS,
 				attempt: async (address) => {
 					if (address !== undefined) {
 						// Within the API root the path stays relative, so that an HMAC signature covers it as the server reads
 						// it; the redirect's address carries the query the server wants.
-						current = { ...current, url: address.startsWith(`${apiBase()}/`) ? address.slice(apiBase().length) : address, qs: undefined };
+						current = {
+							...current,
+							url: address.startsWith(`${apiBase()}/`) ? address.slice(apiBase().length) : address,
+							qs: undefined,
+						};
 					}
 					return await send(credentials, current);
 				},
@@ -110,10 +124,18 @@ export async function sendReliably<T>(
 					if (!('error' in outcome)) return undefined;
 					await readFailedAnswer(outcome.error);
 					const { status, location } = readFailure(outcome.error);
-					return status !== undefined && status >= 300 && status <= 399 && location !== undefined ? { status, location } : undefined;
+					return status !== undefined && status >= 300 && status <= 399 && location !== undefined
+						? { status, location }
+						: undefined;
 				},
 				refuse: ({ status, message, tooMany }) =>
-					new RedirectNotFollowed(run.node, itemIndex, status, message ?? `The server redirected the request more than ${tooMany} times`, REDIRECT_FIX),
+					new RedirectNotFollowed(
+						run.node,
+						itemIndex,
+						status,
+						message ?? `The server redirected the request more than ${tooMany} times`,
+						REDIRECT_FIX,
+					),
 			});
 		for (let attempt = 0; ; attempt++) {
 			try {

@@ -46,14 +46,22 @@ export function brokenTextIn(value: unknown, path = ''): BrokenText | undefined 
  * nothing is copied). See `exchange` in request.ts for why a body is mended while an address is refused.
  */
 export function mendedBody<T>(value: T): T {
-	if (typeof value === 'string') return (LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, '\uFFFD') : value) as T;
-	if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return value;
+	if (typeof value === 'string')
+		return (LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATES, '\uFFFD') : value) as T;
+	if (
+		value === null ||
+		typeof value !== 'object' ||
+		Buffer.isBuffer(value) ||
+		ArrayBuffer.isView(value)
+	)
+		return value;
 	if (Array.isArray(value)) {
 		const mended = value.map((element: unknown) => mendedBody(element));
 		return (mended.some((element, index) => element !== value[index]) ? mended : value) as T;
 	}
 	// Plain objects only: a stream or a form is not JSON and goes as it is.
-	if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+	if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+		return value;
 	let changed = false;
 	const entries = Object.entries(value).map(([key, element]) => {
 		const mended = [mendedBody(key), mendedBody(element)] as const;

@@ -65,11 +65,16 @@ function item({ run, index, json, read, asTool = false, inTrigger = false }: Ite
 		json,
 		asTool,
 		inTrigger,
-		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) => read(name, fallback, options) as T,
+		parameter: <T>(name: string, fallback?: T, options?: IGetNodeParameterOptions) =>
+			read(name, fallback, options) as T,
 		refuse: (parameter, problem, description) =>
 			new NodeOperationError(
 				run.node,
-				messageForModel(run.node, `The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem}${ofItem({ index, inTrigger })}`, description),
+				messageForModel(
+					run.node,
+					`The parameter "${parameter}"${problem.startsWith(':') ? '' : ' '}${problem}${ofItem({ index, inTrigger })}`,
+					description,
+				),
 				{ itemIndex: index, ...(description ? { description } : {}) },
 			),
 	};
@@ -79,7 +84,8 @@ function item({ run, index, json, read, asTool = false, inTrigger = false }: Ite
  * `={{ $json.field }}`, `={{ $json['field'] }}` and `={{ $json["field"] }}`: one field of the input item, as n8n's drag
  * and drop writes it. Names with braces are left out (n8n's template splitter reads `}}` in them as the end).
  */
-const ITEM_FIELD_EXPRESSION = /^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:'([^'\\{}]*)'|"([^"\\{}]*)")\s*\])\s*\}\}$/;
+const ITEM_FIELD_EXPRESSION =
+	/^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:'([^'\\{}]*)'|"([^"\\{}]*)")\s*\])\s*\}\}$/;
 
 const NEEDS_ENGINE = Symbol('needs the expression engine');
 
@@ -102,9 +108,17 @@ function valueWithoutEngine(raw: unknown, json: IDataObject): unknown {
 		if (!raw.startsWith('=')) return raw;
 		const match = ITEM_FIELD_EXPRESSION.exec(raw);
 		const field = match?.[1] ?? match?.[2] ?? match?.[3];
-		if (field === undefined || !isSafeObjectProperty(field) || !Object.prototype.hasOwnProperty.call(json, field)) return NEEDS_ENGINE;
+		if (
+			field === undefined ||
+			!isSafeObjectProperty(field) ||
+			!Object.prototype.hasOwnProperty.call(json, field)
+		)
+			return NEEDS_ENGINE;
 		const value = json[field];
-		const plain = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+		const plain =
+			typeof value === 'string' ||
+			typeof value === 'boolean' ||
+			(typeof value === 'number' && Number.isFinite(value));
 		return plain ? value : NEEDS_ENGINE;
 	}
 	if (raw === null || typeof raw !== 'object') return raw;
@@ -120,12 +134,21 @@ function valueWithoutEngine(raw: unknown, json: IDataObject): unknown {
 /** The node's parameter `name` (a dotted path) as saved, expressions unevaluated. */
 function savedParameter(node: INode, name: string): unknown {
 	let value: unknown = node.parameters;
-	for (const key of name.split('.')) value = value === null || typeof value !== 'object' ? undefined : (value as IDataObject)[key];
+	for (const key of name.split('.'))
+		value = value === null || typeof value !== 'object' ? undefined : (value as IDataObject)[key];
 	return value;
 }
 
 /** A parameter of a custom operation for one item, without n8n's expression engine where that gives the same value. */
-function readParameter(context: IExecuteFunctions, node: INode, index: number, json: IDataObject, name: string, fallback?: unknown, options?: IGetNodeParameterOptions) {
+function readParameter(
+	context: IExecuteFunctions,
+	node: INode,
+	index: number,
+	json: IDataObject,
+	name: string,
+	fallback?: unknown,
+	options?: IGetNodeParameterOptions,
+) {
 	const saved = options === undefined ? savedParameter(node, name) : undefined;
 	const value = saved === undefined ? NEEDS_ENGINE : valueWithoutEngine(saved, json);
 	return value === NEEDS_ENGINE ? context.getNodeParameter(name, index, fallback, options) : value;
@@ -135,10 +158,22 @@ function readParameter(context: IExecuteFunctions, node: INode, index: number, j
  * One parameter of a custom operation for item `index`, read as `itemOf(…).parameter` reads it, where a whole Item
  * is not needed (the output's Simplify). As an AI agent's tool, through the engine.
  */
-export function parameterOfItem<T>(run: Run<IExecuteFunctions>, index: number, name: string, fallback?: T): T {
+export function parameterOfItem<T>(
+	run: Run<IExecuteFunctions>,
+	index: number,
+	name: string,
+	fallback?: T,
+): T {
 	const { node, context } = run;
 	if (runsAsTool(node)) return context.getNodeParameter(name, index, fallback) as T;
-	return readParameter(context, node, index, context.getInputData()[index]?.json ?? {}, name, fallback) as T;
+	return readParameter(
+		context,
+		node,
+		index,
+		context.getInputData()[index]?.json ?? {},
+		name,
+		fallback,
+	) as T;
 }
 
 /** Item `index` of a custom operation's input. */
@@ -149,12 +184,23 @@ export function itemOf(run: Run<IExecuteFunctions>, index: number): Item {
 	// item with the arguments laid over it), which has changed between versions: only the engine knows.
 	if (runsAsTool(node)) {
 		// The model's arguments are checked before anything is read for the item, so that nothing is sent for a wrong one.
-		checkToolArguments(node, index, (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, index));
+		checkToolArguments(node, index, (key) =>
+			context.evaluateExpression(`{{ $fromAI('${key}') }}`, index),
+		);
 		const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) =>
-			withDeclaredTypes(savedParameter(node, name), context.getNodeParameter(name, index, fallback, options));
+			withDeclaredTypes(
+				savedParameter(node, name),
+				context.getNodeParameter(name, index, fallback, options),
+			);
 		return item({ run, index, json, read, asTool: true });
 	}
-	return item({ run, index, json, read: (name, fallback, options) => readParameter(context, node, index, json, name, fallback, options) });
+	return item({
+		run,
+		index,
+		json,
+		read: (name, fallback, options) =>
+			readParameter(context, node, index, json, name, fallback, options),
+	});
 }
 
 /**
@@ -165,14 +211,19 @@ export function routedItemOf(context: IExecuteSingleFunctions): Item {
 	const run = runOf(context);
 	const index = context.getItemIndex();
 	const asTool = runsAsTool(run.node);
-	if (asTool) checkToolArguments(run.node, index, (key) => context.evaluateExpression(`{{ $fromAI('${key}') }}`, index));
-	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => context.getNodeParameter(name, fallback, options);
+	if (asTool)
+		checkToolArguments(run.node, index, (key) =>
+			context.evaluateExpression(`{{ $fromAI('${key}') }}`, index),
+		);
+	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) =>
+		context.getNodeParameter(name, fallback, options);
 	return item({ run, index, json: context.getInputData().json, read, asTool });
 }
 
 /** A trigger's parameters (while it polls, registers its webhooks or receives one), as item 0. */
 export function triggerItemOf(run: Run<IPollFunctions | IHookFunctions | IWebhookFunctions>): Item {
 	const { context } = run;
-	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) => context.getNodeParameter(name, fallback, options);
+	const read = (name: string, fallback?: unknown, options?: IGetNodeParameterOptions) =>
+		context.getNodeParameter(name, fallback, options);
 	return item({ run, index: 0, json: {}, read, inTrigger: true });
 }

@@ -18,7 +18,9 @@ const SEGMENTS: Record<string, (item: Item) => string> = {
  * `known` gives segments the caller has already read (each parameter is resolved once per item).
  */
 export function pathOf(item: Item, template: string, known: Record<string, string> = {}): string {
-	return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(known[name] ?? SEGMENTS[name](item)));
+	return template.replace(/\{(\w+)\}/g, (_, name: string) =>
+		encodeURIComponent(known[name] ?? SEGMENTS[name](item)),
+	);
 }
 
 /** preSend of the routed operations: their url is a template for `pathOf`. */

@@ -33,7 +33,12 @@ export function requireWellFormed(item: Item, value: unknown, parameter: string,
 	const broken = brokenTextIn(value);
 	if (!broken) return;
 	const inside = broken.path.replace(/^\./, '');
-	const where = !part || !inside ? part || inside : inside.startsWith('[') ? `${part}${inside}` : `${part} (${inside})`;
+	const where =
+		!part || !inside
+			? part || inside
+			: inside.startsWith('[')
+				? `${part}${inside}`
+				: `${part} (${inside})`;
 	throw item.refuse(
 		parameter,
 		`${where ? `: ${where} ` : ''}holds a broken character, such as half of an emoji`,
@@ -53,7 +58,8 @@ export function requireId(item: Item, value: unknown, parameter: string): string
 			'Give the ID of one record, for example with an expression such as {{ $json.id }}.',
 		);
 	}
-	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	const id =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	requireWellFormed(item, id, parameter);
 	if (id === '' || id === '.' || id === '..') {
 		throw item.refuse(
@@ -67,14 +73,22 @@ export function requireId(item: Item, value: unknown, parameter: string): string
 
 /** IDs given as one ID, several separated by commas, or a list from an expression; empty entries are skipped. */
 export function idsFrom(item: Item, value: unknown, parameter: string): string[] {
-	const entries = Array.isArray(value) ? value : value === undefined || value === null ? [] : String(value).split(',');
+	const entries = Array.isArray(value)
+		? value
+		: value === undefined || value === null
+			? []
+			: String(value).split(',');
 	return entries
 		.filter((entry) => !(typeof entry === 'string' && entry.trim() === ''))
 		.map((entry) => requireId(item, entry, parameter));
 }
 
 /** Parses a JSON parameter, which n8n hands over as text or, from an expression, already parsed. */
-export function parseJsonParameter<T = IDataObject>(item: Item, value: unknown, parameter: string): T {
+export function parseJsonParameter<T = IDataObject>(
+	item: Item,
+	value: unknown,
+	parameter: string,
+): T {
 	if (typeof value !== 'string') return value as T;
 	try {
 		return jsonParse<T>(value);
@@ -87,7 +101,11 @@ export function parseJsonParameter<T = IDataObject>(item: Item, value: unknown, 
 export function parseJsonObject(item: Item, value: unknown, parameter: string): IDataObject {
 	const parsed = parseJsonParameter<unknown>(item, value, parameter);
 	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		throw item.refuse(parameter, 'must be a JSON object', 'Write the fields as an object, such as {"name": "Acme"}.');
+		throw item.refuse(
+			parameter,
+			'must be a JSON object',
+			'Write the fields as an object, such as {"name": "Acme"}.',
+		);
 	}
 	return parsed as IDataObject;
 }
@@ -123,7 +141,8 @@ export function recordIdOf(item: Item, parameter = 'recordId', label = 'Record')
 	try {
 		value = item.parameter(parameter, undefined, { extractValue: true });
 	} catch (error) {
-		if (!/value is invalid/i.test((error as Error).message)) throw asNodeError(item.node, error, item.index);
+		if (!/value is invalid/i.test((error as Error).message))
+			throw asNodeError(item.node, error, item.index);
 		throw item.refuse(
 			label,
 			'is not a record address such as https://crm.example.com/#Contact/view/<id>',

@@ -8,7 +8,10 @@ import type { ListOptions } from './listing';
  * matched in all, so that it can narrow its search (or ask for more) instead of taking the first records for all.
  * `options` go to `listRecords`, `withCount` makes the output.
  */
-export function countedForModel(item: Item): { options: Pick<ListOptions, 'total'>; withCount: (records: IDataObject[]) => IDataObject[] } {
+export function countedForModel(item: Item): {
+	options: Pick<ListOptions, 'total'>;
+	withCount: (records: IDataObject[]) => IDataObject[];
+} {
 	if (!item.asTool) return { options: {}, withCount: (records) => records };
 	let total: number | undefined;
 	return {

@@ -39,13 +39,19 @@ const MAX_SEGMENTS = 50;
  */
 function after({ field, order }: KeysetOrder, last: IDataObject, inclusive = false): IDataObject {
 	const beyond = order === 'asc' ? 'greaterThan' : 'lessThan';
-	const idBeyond = { type: inclusive ? `${beyond}OrEquals` : beyond, attribute: 'id', value: last.id };
+	const idBeyond = {
+		type: inclusive ? `${beyond}OrEquals` : beyond,
+		attribute: 'id',
+		value: last.id,
+	};
 	if (field === 'id') return idBeyond;
 	const value = last[field];
 	const isNull = { type: 'isNull', attribute: field };
 	if (value === null) {
 		const nullsAfter = { type: 'and', value: [isNull, idBeyond] };
-		return order === 'asc' ? { type: 'or', value: [nullsAfter, { type: 'isNotNull', attribute: field }] } : nullsAfter;
+		return order === 'asc'
+			? { type: 'or', value: [nullsAfter, { type: 'isNotNull', attribute: field }] }
+			: nullsAfter;
 	}
 	const tied = { type: 'and', value: [{ type: 'equals', attribute: field, value }, idBeyond] };
 	const later = [{ type: beyond, attribute: field, value }, tied];
@@ -58,8 +64,15 @@ function before({ field, order }: KeysetOrder, next: IDataObject): IDataObject {
 }
 
 /** The where items of the records after `start` (from it on when `inclusive`) and, with an `end`, before it. */
-function between(order: KeysetOrder, start: IDataObject, inclusive: boolean, end: IDataObject | undefined): IDataObject[] {
-	return end === undefined ? [after(order, start, inclusive)] : [after(order, start, inclusive), before(order, end)];
+function between(
+	order: KeysetOrder,
+	start: IDataObject,
+	inclusive: boolean,
+	end: IDataObject | undefined,
+): IDataObject[] {
+	return end === undefined
+		? [after(order, start, inclusive)]
+		: [after(order, start, inclusive), before(order, end)];
 }
 
 /** Whether a page is followed by more: a full one (or longer: a server that ignored maxSize) whose records have IDs. */
@@ -80,13 +93,26 @@ class KeysetList {
 		private readonly request: IHttpRequestOptions,
 		private readonly order: KeysetOrder,
 	) {
-		this.where = ((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
+		this.where =
+			((request.qs as IDataObject | undefined)?.where as IDataObject[] | undefined) ?? [];
 	}
 
 	/** One page in the order, of the records that meet `conditions` besides the list's own filters. */
-	async page(conditions: IDataObject[], { total = false, offset, maxSize = PAGE_SIZE, select }: { total?: boolean; offset?: number; maxSize?: number; select?: string } = {}) {
+	async page(
+		conditions: IDataObject[],
+		{
+			total = false,
+			offset,
+			maxSize = PAGE_SIZE,
+			select,
+		}: { total?: boolean; offset?: number; maxSize?: number; select?: string } = {},
+	) {
 		const where = conditions.length ? [...this.where, ...conditions] : undefined;
-		return await apiRequest<ListReply>(this.run, this.itemIndex, pageRequest(this.request, { total, offset, maxSize, select, order: this.order, where }));
+		return await apiRequest<ListReply>(
+			this.run,
+			this.itemIndex,
+			pageRequest(this.request, { total, offset, maxSize, select, order: this.order, where }),
+		);
 	}
 
 	/**
@@ -95,7 +121,11 @@ class KeysetList {
 	 * select) has no place to resume from; a list that ignores the condition and the order (EspoCRM's opted-out members
 	 * of a target list) answers the same page again.
 	 */
-	async pageAfter(page: IDataObject[], end?: IDataObject, total = false): Promise<ListReply | undefined> {
+	async pageAfter(
+		page: IDataObject[],
+		end?: IDataObject,
+		total = false,
+	): Promise<ListReply | undefined> {
 		const last = page[page.length - 1];
 		if (!(this.order.field in last)) return undefined;
 		const reply = await this.page(between(this.order, last, false, end), { total });
@@ -134,15 +164,25 @@ class KeysetList {
 		if (typeof count !== 'number' || count < 2 * SEGMENT_SIZE) return [];
 		const segments = Math.min(MAX_SEGMENTS, Math.floor(count / SEGMENT_SIZE));
 		const cuts: Array<Promise<IDataObject | undefined>> = [];
-		let previous: Promise<{ record: IDataObject; place: number } | undefined> = Promise.resolve({ record: last, place: -1 });
+		let previous: Promise<{ record: IDataObject; place: number } | undefined> = Promise.resolve({
+			record: last,
+			place: -1,
+		});
 		for (let index = 0; index < segments - 1; index++) {
 			// Among the records after `last`, counted from 0.
 			const place = Math.round(((index + 1) * count) / segments);
 			previous = previous.then(async (from) => {
 				if (from === undefined || this.stopped) return undefined;
 				const offset = place - from.place - 1;
-				const [record] = (await this.page([after(this.order, from.record)], { offset, maxSize: 1, select: this.order.field })).list;
-				if (record === undefined || record.id === undefined || !(this.order.field in record)) return undefined;
+				const [record] = (
+					await this.page([after(this.order, from.record)], {
+						offset,
+						maxSize: 1,
+						select: this.order.field,
+					})
+				).list;
+				if (record === undefined || record.id === undefined || !(this.order.field in record))
+					return undefined;
 				return { record, place };
 			});
 			const cut = previous.then((found) => found?.record);
@@ -158,7 +198,12 @@ class KeysetList {
  * Return All in a keyset order from one end to the other, a page at a time (version 1's order by ID, whose index
  * finds each page at once). Undefined when the list cannot be followed (KeysetList.pageAfter): read it by offset.
  */
-export async function listByKeyset(run: Run, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder) {
+export async function listByKeyset(
+	run: Run,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	order: KeysetOrder,
+) {
 	const list = new KeysetList(run, itemIndex, request, order);
 	return await list.follow((await list.page([])).list);
 }
@@ -174,7 +219,13 @@ export async function listByKeyset(run: Run, itemIndex: number, request: IHttpRe
  * one deleted meanwhile shifts nothing. The segments' records, in the list's order; undefined when the list cannot be
  * followed: read it by offset.
  */
-export async function listInSegments(run: Run, itemIndex: number, request: IHttpRequestOptions, order: KeysetOrder, first: IDataObject[]) {
+export async function listInSegments(
+	run: Run,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	order: KeysetOrder,
+	first: IDataObject[],
+) {
 	// A full page whose last record has no ID has no place to follow on from.
 	if (!goesOn(first)) return undefined;
 	const list = new KeysetList(run, itemIndex, request, order);

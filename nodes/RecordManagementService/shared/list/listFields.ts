@@ -71,7 +71,9 @@ export const OPERATORS: Operator[] = [
 ];
 
 function operatorsOfShape(...shapes: ValueShape[]) {
-	return OPERATORS.filter((operator) => shapes.includes(operator.shape)).map((operator) => operator.value);
+	return OPERATORS.filter((operator) => shapes.includes(operator.shape)).map(
+		(operator) => operator.value,
+	);
 }
 
 export function filterFields(show: Show): INodeProperties[] {
@@ -83,7 +85,11 @@ export function filterFields(show: Show): INodeProperties[] {
 			options: [
 				{ name: 'None', value: 'none' },
 				{ name: 'Build Conditions', value: 'conditions' },
-				{ name: 'Where JSON (Advanced)', value: 'json', description: 'A where list as JSON, for nested AND and OR groups' },
+				{
+					name: 'Where JSON (Advanced)',
+					value: 'json',
+					description: 'A where list as JSON, for nested AND and OR groups',
+				},
 			],
 			default: 'none',
 			displayOptions: { show },
@@ -123,7 +129,8 @@ export function filterFields(show: Show): INodeProperties[] {
 								loadOptionsDependsOn: ['/entityType', '/customEntityType', '/link', '/customLink'],
 							},
 							default: '',
-							description: 'The field to compare, or the relationship for the "Linked" operators. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+							description:
+								'The field to compare, or the relationship for the "Linked" operators. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 						},
 						{
 							displayName: 'Operator',
@@ -182,7 +189,8 @@ export function filterFields(show: Show): INodeProperties[] {
 			type: 'json',
 			default:
 				'[\n  {\n    "type": "or",\n    "value": [\n      { "type": "equals", "attribute": "status", "value": "New" },\n      { "type": "isNull", "attribute": "assignedUserId" }\n    ]\n  }\n]',
-			description: 'A list of where items with type, attribute and value; "and" and "or" items take a list of items as value',
+			description:
+				'A list of where items with type, attribute and value; "and" and "or" items take a list of items as value',
 			displayOptions: { show: { ...show, filterMode: ['json'] } },
 		},
 	];
@@ -193,7 +201,9 @@ export function filterFields(show: Show): INodeProperties[] {
  * that have Return All and Limit only (Stream > Get Many): the paging parameters are declared once for all.
  */
 export function listFields(show: Show, pagedOperations: string[] = []): INodeProperties[] {
-	const paged = pagedOperations.length ? { ...show, operation: [...((show?.operation as string[]) ?? []), ...pagedOperations] } : show;
+	const paged = pagedOperations.length
+		? { ...show, operation: [...((show?.operation as string[]) ?? []), ...pagedOperations] }
+		: show;
 	return [...pagingFields(paged), ...filterFields(show), listOptionsField(show)];
 }
 
@@ -232,17 +242,25 @@ function listOptionsField(show: Show): INodeProperties {
 				displayName: 'Fields to Return Names or IDs',
 				name: 'select',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'] },
+				typeOptions: {
+					loadOptionsMethod: 'getFields',
+					loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'],
+				},
 				default: [],
-				description: 'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'The fields to return; the server adds the ID. None returns every field. An expression may give a list or names separated by commas. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Sort By Name or ID',
 				name: 'orderBy',
 				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getSortableFields', loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'] },
+				typeOptions: {
+					loadOptionsMethod: 'getSortableFields',
+					loadOptionsDependsOn: ['entityType', 'customEntityType', 'link', 'customLink'],
+				},
 				default: 'createdAt',
-				description: 'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'Field to sort by. The server sorts by creation time, newest first, when not given. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Sort Order',

@@ -11,7 +11,15 @@ import type { KeysetOrder } from './keyset';
  * person names and addresses (by several columns), e-mail and phone (by the primary address, compared with all of
  * them), currency, float, bool, text and the rest.
  */
-const KEYSET_FIELD_TYPES = new Set(['id', 'varchar', 'url', 'int', 'autoincrement', 'date', 'datetime']);
+const KEYSET_FIELD_TYPES = new Set([
+	'id',
+	'varchar',
+	'url',
+	'int',
+	'autoincrement',
+	'date',
+	'datetime',
+]);
 
 /**
  * Whether Return All may follow on from the last record read at all, before anything is known of the entity type:
@@ -30,11 +38,16 @@ export function mayFollowOn(qs: IDataObject): boolean {
  * offset: a field type whose order a `where` cannot follow exactly (KEYSET_FIELD_TYPES), metadata the server does not
  * give (`defs` undefined).
  */
-export function keysetOrderOf(qs: IDataObject, defs: EntityDefs | undefined): KeysetOrder | undefined {
+export function keysetOrderOf(
+	qs: IDataObject,
+	defs: EntityDefs | undefined,
+): KeysetOrder | undefined {
 	if (!mayFollowOn(qs) || defs === undefined) return undefined;
 	const chosen = typeof qs.orderBy === 'string' && qs.orderBy !== '';
 	const field = chosen ? (qs.orderBy as string) : (defs.collection?.orderBy ?? 'id');
-	const order = String(qs.order ?? (chosen ? 'asc' : (defs.collection?.order ?? 'asc'))).toLowerCase();
+	const order = String(
+		qs.order ?? (chosen ? 'asc' : (defs.collection?.order ?? 'asc')),
+	).toLowerCase();
 	if (order !== 'asc' && order !== 'desc') return undefined;
 	const type = field === 'id' ? 'id' : defs.fields?.[field]?.type;
 	if (type === undefined || !KEYSET_FIELD_TYPES.has(type)) return undefined;

@@ -37,7 +37,13 @@ class Records {
 async function pagesById(run: Run, request: IHttpRequestOptions, wanted: number, ordered: boolean) {
 	if (wanted !== Infinity || ordered) return false;
 	const qs = (request.qs ?? {}) as IDataObject;
-	if (qs.orderBy !== undefined || qs.order !== undefined || qs.textFilter !== undefined || qs.q !== undefined) return false;
+	if (
+		qs.orderBy !== undefined ||
+		qs.order !== undefined ||
+		qs.textFilter !== undefined ||
+		qs.q !== undefined
+	)
+		return false;
 	return (await run.credentials()).server === 'espocrm';
 }
 
@@ -78,7 +84,10 @@ export async function listRecords(
 ): Promise<IDataObject[]> {
 	if (wanted === Infinity && followOn) return await followingOn(run, itemIndex, request, followOn);
 	if (!listOrder && (await pagesById(run, request, wanted, serverOrder))) {
-		return (await listByKeyset(run, itemIndex, request, BY_ID)) ?? (await listByOffset(run, itemIndex, request, Infinity));
+		return (
+			(await listByKeyset(run, itemIndex, request, BY_ID)) ??
+			(await listByOffset(run, itemIndex, request, Infinity))
+		);
 	}
 	return await listByOffset(run, itemIndex, request, wanted, total);
 }
@@ -93,12 +102,18 @@ export async function listRecords(
  * whose order a where condition does not follow, a list that ignores the condition), by offset after the first page,
  * which was read with the same query as offset 0.
  */
-async function followingOn(run: Run, itemIndex: number, request: IHttpRequestOptions, followOn: () => Promise<KeysetOrder | undefined>) {
+async function followingOn(
+	run: Run,
+	itemIndex: number,
+	request: IHttpRequestOptions,
+	followOn: () => Promise<KeysetOrder | undefined>,
+) {
 	const first = await apiRequest<ListReply>(run, itemIndex, pageRequest(request, {}));
 	if (first.list.length < PAGE_SIZE) return first.list;
 	const order = await followOn();
 	const segments = order && (await listInSegments(run, itemIndex, request, order, first.list));
-	if (segments === undefined) return await listByOffset(run, itemIndex, request, Infinity, undefined, first);
+	if (segments === undefined)
+		return await listByOffset(run, itemIndex, request, Infinity, undefined, first);
 	// Each cut lies after the one before it, so the segments do not overlap; kept once by ID all the same, as every
 	// list is.
 	const records = new Records();
@@ -120,7 +135,15 @@ async function listByOffset(
 ): Promise<IDataObject[]> {
 	// Only a Limit of more than a page reads the total: to ask for the pages up to it at once.
 	const page = async (offset: number, withTotal = false) =>
-		await apiRequest<ListReply>(run, itemIndex, pageRequest(request, { offset, maxSize: Math.min(PAGE_SIZE, wanted - offset), total: withTotal }));
+		await apiRequest<ListReply>(
+			run,
+			itemIndex,
+			pageRequest(request, {
+				offset,
+				maxSize: Math.min(PAGE_SIZE, wanted - offset),
+				total: withTotal,
+			}),
+		);
 	// Records that move between pages while paging (created or deleted meanwhile) would come twice.
 	const records = new Records();
 	const keep = (list: IDataObject[]) => records.keep(list);
@@ -130,7 +153,8 @@ async function listByOffset(
 	keep(first.list);
 	let offset = first.list.length;
 	let last = first;
-	const full = (reply: ListReply, at: number) => reply.list.length === Math.min(PAGE_SIZE, wanted - at);
+	const full = (reply: ListReply, at: number) =>
+		reply.list.length === Math.min(PAGE_SIZE, wanted - at);
 	if (!full(first, 0) || offset >= wanted) return records.list;
 
 	// One page alone first: a server that ignores `offset` answers the first page again, and must not be asked 100 times.
@@ -171,5 +195,9 @@ async function listByOffset(
 
 /** A server that ignored `offset` sends the same page again. */
 export function repeats(page: ListReply, previous: ListReply) {
-	return page.list.length > 0 && page.list[0].id !== undefined && page.list[0].id === previous.list[0]?.id;
+	return (
+		page.list.length > 0 &&
+		page.list[0].id !== undefined &&
+		page.list[0].id === previous.list[0]?.id
+	);
 }

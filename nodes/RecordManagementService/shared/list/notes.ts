@@ -9,16 +9,25 @@ import type { IDataObject, IDisplayOptions, INodeProperties } from 'n8n-workflow
 export const NOTE_TYPES = [
 	{ name: 'Assigned', value: 'Assign', description: 'The record was assigned to a user' },
 	{ name: 'Created', value: 'Create', description: 'The record was created' },
-	{ name: 'Created Related', value: 'CreateRelated', description: 'A record linked to it was created (a call, a task, …)' },
+	{
+		name: 'Created Related',
+		value: 'CreateRelated',
+		description: 'A record linked to it was created (a call, a task, …)',
+	},
 	{ name: 'Email Received', value: 'EmailReceived' },
 	{ name: 'Email Sent', value: 'EmailSent' },
 	{ name: 'Linked', value: 'Relate', description: 'A record was linked to it' },
 	{ name: 'Post', value: 'Post', description: 'A post written by a user or by a workflow' },
-	{ name: 'Status Changed', value: 'Status', description: 'Its status field changed (a note EspoCRM writes up to version 9.1)' },
+	{
+		name: 'Status Changed',
+		value: 'Status',
+		description: 'Its status field changed (a note EspoCRM writes up to version 9.1)',
+	},
 	{
 		name: 'Status Changed (Any Version)',
 		value: 'statusChange',
-		description: "Its status field (an Opportunity's stage, a Lead's status) changed: a Status note up to EspoCRM 9.1, an Updated note with the new value from 9.2 on",
+		description:
+			"Its status field (an Opportunity's stage, a Lead's status) changed: a Status note up to EspoCRM 9.1, an Updated note with the new value from 9.2 on",
 	},
 	{ name: 'Unlinked', value: 'Unrelate', description: 'A record was unlinked from it' },
 	{ name: 'Updated', value: 'Update', description: 'Fields that the stream follows changed' },
@@ -41,8 +50,22 @@ export function noteTypesWhere(noteTypes: string[]): IDataObject[] | undefined {
 	if (noteTypes.length === 0) return undefined;
 	const types = noteTypes.filter((type) => type !== STATUS_CHANGE);
 	if (types.length === noteTypes.length) return [{ type: 'in', attribute: 'type', value: types }];
-	const updateWithStatus = { type: 'and', value: [{ type: 'equals', attribute: 'type', value: 'Update' }, { type: 'like', attribute: 'data', value: '%"value":%' }] };
-	return [{ type: 'or', value: [{ type: 'in', attribute: 'type', value: [...new Set([...types, 'Status'])] }, updateWithStatus] }];
+	const updateWithStatus = {
+		type: 'and',
+		value: [
+			{ type: 'equals', attribute: 'type', value: 'Update' },
+			{ type: 'like', attribute: 'data', value: '%"value":%' },
+		],
+	};
+	return [
+		{
+			type: 'or',
+			value: [
+				{ type: 'in', attribute: 'type', value: [...new Set([...types, 'Status'])] },
+				updateWithStatus,
+			],
+		},
+	];
 }
 
 /** Whose stream: a record's, or the API user's own (Get Many here, and the polling trigger's New Stream Note). */
@@ -53,11 +76,16 @@ export function streamOfField(showWhen: IDisplayOptions['show']): INodePropertie
 		type: 'options',
 		noDataExpression: true,
 		options: [
-			{ name: 'A Record', value: 'record', description: "The record's stream, as its Stream panel shows it" },
+			{
+				name: 'A Record',
+				value: 'record',
+				description: "The record's stream, as its Stream panel shows it",
+			},
 			{
 				name: 'The API User',
 				value: 'user',
-				description: "The API user's own stream: what happens on the records it follows, and posts to it",
+				description:
+					"The API user's own stream: what happens on the records it follows, and posts to it",
 			},
 		],
 		default: 'record',

@@ -33,7 +33,10 @@ export interface Page {
  * The request of one page of a list: every list the node reads (Get Many and the lists it pages through, the polling
  * trigger, a record locator's search) asks for its pages so, as a GET whose answer must be a list.
  */
-export function pageRequest(request: IHttpRequestOptions, { offset, maxSize = PAGE_SIZE, total = false, order, select, where }: Page): ApiRequest {
+export function pageRequest(
+	request: IHttpRequestOptions,
+	{ offset, maxSize = PAGE_SIZE, total = false, order, select, where }: Page,
+): ApiRequest {
 	return {
 		...request,
 		method: 'GET',

@@ -30,9 +30,14 @@ export async function searchRecords(
 			: { where: [{ type: 'contains', attribute: 'name', value: text }] };
 	// With the count: the list is not read to its end.
 	const request = { url: `/${entityType}`, qs: search };
-	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(run, 0, pageRequest(request, { select: 'name', offset, maxSize: SEARCH_PAGE_SIZE, total: true }));
+	const page = await apiRequest<{ list: Array<{ id: string; name?: string }> }>(
+		run,
+		0,
+		pageRequest(request, { select: 'name', offset, maxSize: SEARCH_PAGE_SIZE, total: true }),
+	);
 	return {
 		results: page.list.map((record) => ({ name: record.name || record.id, value: record.id })),
-		paginationToken: page.list.length === SEARCH_PAGE_SIZE ? String(offset + SEARCH_PAGE_SIZE) : undefined,
+		paginationToken:
+			page.list.length === SEARCH_PAGE_SIZE ? String(offset + SEARCH_PAGE_SIZE) : undefined,
 	};
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import type { Item } from '../item/item';
 import { requireWellFormed } from '../item/validation';
@@ -27,7 +32,8 @@ export function searchFields(show: Show): INodeProperties[] {
 			default: '',
 			placeholder: 'e.g. smith',
 			hint: SEARCH_TEXT_HINT,
-			description: 'Finds records as the search box of EspoCRM\'s list view does; combines with the other filters',
+			description:
+				"Finds records as the search box of EspoCRM's list view does; combines with the other filters",
 			displayOptions: { show },
 		},
 		{
@@ -79,7 +85,11 @@ export function searchQueryOf(item: Item, dialect: Dialect): IDataObject {
 		...(boolFilterList.length ? { boolFilterList } : {}),
 	};
 	if (dialect !== 'espocrm') {
-		const set = [textFilter && 'Search Text (EspoCRM)', primaryFilter && 'Filter (EspoCRM)', boolFilterList.length && 'Check-Box (EspoCRM)'].find(Boolean);
+		const set = [
+			textFilter && 'Search Text (EspoCRM)',
+			primaryFilter && 'Filter (EspoCRM)',
+			boolFilterList.length && 'Check-Box (EspoCRM)',
+		].find(Boolean);
 		if (set) {
 			throw item.refuse(
 				String(set),
@@ -125,12 +135,23 @@ async function readSearchDefinitions(context: ILoadOptionsFunctions) {
 }
 
 /** The entity type's primary filters (clientDefs.<type>.filterList), labelled as EspoCRM's filter menu shows them. */
-export async function getPrimaryFilters(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getPrimaryFilters(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const all: INodePropertyOptions = { name: 'All', value: '', description: 'No filter of EspoCRM' };
 	const server = await readSearchDefinitions(this);
 	if (!server) return [all];
-	const names = (server.metadata.clientDefs?.[server.entityType]?.filterList ?? []).map(filterName).filter((name): name is string => !!name);
-	return [all, ...[...new Set(names)].map((name) => ({ name: server.label('presetFilters', name), value: name, description: name }))];
+	const names = (server.metadata.clientDefs?.[server.entityType]?.filterList ?? [])
+		.map(filterName)
+		.filter((name): name is string => !!name);
+	return [
+		all,
+		...[...new Set(names)].map((name) => ({
+			name: server.label('presetFilters', name),
+			value: name,
+			description: name,
+		})),
+	];
 }
 
 /**
@@ -140,7 +161,13 @@ export async function getPrimaryFilters(this: ILoadOptionsFunctions): Promise<IN
 export async function getBoolFilters(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const server = await readSearchDefinitions(this);
 	if (!server) return [];
-	const names = (server.metadata.clientDefs?.[server.entityType]?.boolFilterList ?? []).map(filterName).filter((name): name is string => !!name);
+	const names = (server.metadata.clientDefs?.[server.entityType]?.boolFilterList ?? [])
+		.map(filterName)
+		.filter((name): name is string => !!name);
 	if (server.metadata.scopes?.[server.entityType]?.stream) names.push('followed');
-	return [...new Set(names)].map((name) => ({ name: server.label('boolFilters', name), value: name, description: name }));
+	return [...new Set(names)].map((name) => ({
+		name: server.label('boolFilters', name),
+		value: name,
+		description: name,
+	}));
 }

@@ -17,7 +17,13 @@ const OPERATOR_BY_VALUE = new Map(OPERATORS.map((operator) => [operator.value, o
  * Date-time fields, which EspoCRM stores as "YYYY-MM-DD HH:MM:SS": createdAt, modifiedAt and, by EspoCRM's
  * naming, other fields ending in "At", plus the date-time fields of its standard entity types.
  */
-const DATE_TIME_FIELDS = new Set(['dateStart', 'dateEnd', 'dateSent', 'dateCompleted', 'lastViewedAt']);
+const DATE_TIME_FIELDS = new Set([
+	'dateStart',
+	'dateEnd',
+	'dateSent',
+	'dateCompleted',
+	'lastViewedAt',
+]);
 
 function isDateTimeField(attribute: string) {
 	return /[a-z]At$/.test(attribute) || DATE_TIME_FIELDS.has(attribute);
@@ -37,7 +43,11 @@ type WhereItem = IDataObject & { type: string };
 
 function listOf(value: unknown): unknown[] {
 	if (Array.isArray(value)) return value;
-	if (typeof value === 'string') return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+	if (typeof value === 'string')
+		return value
+			.split(',')
+			.map((part) => part.trim())
+			.filter((part) => part !== '');
 	return value === undefined || value === null || value === '' ? [] : [value];
 }
 
@@ -45,15 +55,21 @@ function listOf(value: unknown): unknown[] {
  * No field's name holds "#". EspoCRM 9.3.8 and later refuse it (403, Core/Select/Where/Checker); older versions took a
  * leading "#" as the alias of a column in the query: never a field of the record.
  */
-const HASH_IN_FIELD = 'a field name cannot hold "#" (EspoCRM 9.3.8 and later refuse it); use the name the field list shows';
+const HASH_IN_FIELD =
+	'a field name cannot hold "#" (EspoCRM 9.3.8 and later refuse it); use the name the field list shows';
 
 /** Builds one where item from a condition, or says which part of which condition is wrong. */
-export function whereItemOf(condition: Condition, position: number, timeZone: string): WhereItem | string {
+export function whereItemOf(
+	condition: Condition,
+	position: number,
+	timeZone: string,
+): WhereItem | string {
 	const attribute = String(condition.attribute ?? '').trim();
 	const operator = OPERATOR_BY_VALUE.get(String(condition.operator));
 	if (!operator) return `condition ${position} has an unknown operator "${condition.operator}"`;
 	if (attribute === '') return `condition ${position} has no field`;
-	if (attribute.includes('#')) return `condition ${position} names the field "${attribute}": ${HASH_IN_FIELD}`;
+	if (attribute.includes('#'))
+		return `condition ${position} names the field "${attribute}": ${HASH_IN_FIELD}`;
 
 	const item: WhereItem = { type: operator.value, attribute };
 	switch (operator.shape) {
@@ -65,17 +81,20 @@ export function whereItemOf(condition: Condition, position: number, timeZone: st
 			break;
 		case 'list': {
 			const values = listOf(condition.values);
-			if (values.length === 0) return `condition ${position} (${attribute}) needs at least one value`;
+			if (values.length === 0)
+				return `condition ${position} (${attribute}) needs at least one value`;
 			item.value = values as string[];
 			break;
 		}
 		case 'range':
-			if (!condition.from || !condition.to) return `condition ${position} (${attribute}) needs both From and To`;
+			if (!condition.from || !condition.to)
+				return `condition ${position} (${attribute}) needs both From and To`;
 			item.value = [condition.from, condition.to] as string[];
 			break;
 		case 'days': {
 			const days = Number(condition.days);
-			if (!Number.isInteger(days) || days < 0) return `condition ${position} (${attribute}) needs a whole number of days`;
+			if (!Number.isInteger(days) || days < 0)
+				return `condition ${position} (${attribute}) needs a whole number of days`;
 			item.value = days;
 			break;
 		}
@@ -84,7 +103,8 @@ export function whereItemOf(condition: Condition, position: number, timeZone: st
 	}
 	if (operator.date && isDateTimeField(attribute)) {
 		const dated = withDateTime(item, timeZone);
-		if (!dated) return `condition ${position} (${attribute}) needs a date such as 2026-11-23 or a date-time such as 2026-11-23 14:38:36`;
+		if (!dated)
+			return `condition ${position} (${attribute}) needs a date such as 2026-11-23 or a date-time such as 2026-11-23 14:38:36`;
 		return dated.type === 'notOn' ? notOnDay(dated) : dated;
 	}
 	return operator.date ? inWorkflowDays(item, timeZone) : item;
@@ -101,8 +121,16 @@ function inWorkflowDays(item: WhereItem, timeZone: string): WhereItem {
 	const today = todayIn(timeZone);
 	const days = Number(value ?? 0);
 	const day = (moment: DateTime) => moment.toFormat('yyyy-MM-dd');
-	const one = (oneType: string, moment: DateTime): WhereItem => ({ ...rest, type: oneType, value: day(moment) });
-	const between = (from: DateTime, to: DateTime): WhereItem => ({ ...rest, type: 'between', value: [day(from), day(to)] });
+	const one = (oneType: string, moment: DateTime): WhereItem => ({
+		...rest,
+		type: oneType,
+		value: day(moment),
+	});
+	const between = (from: DateTime, to: DateTime): WhereItem => ({
+		...rest,
+		type: 'between',
+		value: [day(from), day(to)],
+	});
 	const period = (unit: 'month' | 'quarter' | 'year', offset: number) => {
 		const start = today.plus({ [`${unit}s`]: offset }).startOf(unit);
 		return between(start, start.endOf(unit));
@@ -149,7 +177,13 @@ function inWorkflowDays(item: WhereItem, timeZone: string): WhereItem {
  */
 function notOnDay(item: WhereItem): WhereItem {
 	const { type, ...rest } = item;
-	return { type: 'or', value: [{ ...rest, type: 'before' }, { ...rest, type: 'after' }] };
+	return {
+		type: 'or',
+		value: [
+			{ ...rest, type: 'before' },
+			{ ...rest, type: 'after' },
+		],
+	};
 }
 
 /**
@@ -164,15 +198,23 @@ function withDateTime(item: WhereItem, timeZone: string): WhereItem | undefined 
 		return { ...item, dateTime: true, timeZone };
 	}
 	const values = Array.isArray(item.value) ? item.value : [item.value];
-	const moments = values.map((value) => (isDateOnly(value) ? undefined : readMoment(value, timeZone)));
-	if (values.some((value, index) => !isDateOnly(value) && moments[index] === undefined)) return undefined;
+	const moments = values.map((value) =>
+		isDateOnly(value) ? undefined : readMoment(value, timeZone),
+	);
+	if (values.some((value, index) => !isDateOnly(value) && moments[index] === undefined))
+		return undefined;
 	const zone = values.some(isDateOnly) ? timeZone : 'UTC';
 	const sent = values.map((value, index) => {
 		const moment = moments[index];
 		if (!moment) return (value as string).trim();
 		return zone === 'UTC' ? serverDateTime(moment) : wallClock(moment, zone);
 	});
-	return { ...item, value: Array.isArray(item.value) ? sent : sent[0], dateTime: true, timeZone: zone };
+	return {
+		...item,
+		value: Array.isArray(item.value) ? sent : sent[0],
+		dateTime: true,
+		timeZone: zone,
+	};
 }
 
 /** Checks a where list given as JSON: every item needs a type, and "and"/"or" a list of items. */
@@ -180,7 +222,8 @@ function checkWhereList(items: unknown, path: string): string | undefined {
 	if (!Array.isArray(items)) return `${path} must be a list of where items`;
 	for (const [index, item] of items.entries()) {
 		const at = `${path}[${index}]`;
-		if (item === null || typeof item !== 'object' || Array.isArray(item)) return `${at} must be an object`;
+		if (item === null || typeof item !== 'object' || Array.isArray(item))
+			return `${at} must be an object`;
 		const { type, value, attribute } = item as IDataObject;
 		if (typeof type !== 'string' || type === '') return `${at} has no "type"`;
 		if (GROUP_TYPES.has(type) || type === 'subQueryIn' || type === 'subQueryNotIn') {
@@ -191,10 +234,18 @@ function checkWhereList(items: unknown, path: string): string | undefined {
 		if (typeof attribute !== 'string' || attribute === '') return `${at} has no "attribute"`;
 		if (attribute.includes('#')) return `${at} has the attribute "${attribute}": ${HASH_IN_FIELD}`;
 		const operator = OPERATOR_BY_VALUE.get(type);
-		if (operator && operator.shape !== 'none' && (value === undefined || value === null || value === '')) {
+		if (
+			operator &&
+			operator.shape !== 'none' &&
+			(value === undefined || value === null || value === '')
+		) {
 			return `${at} (${type}) needs a "value"`;
 		}
-		if (operator && (operator.shape === 'list' || operator.shape === 'range') && !Array.isArray(value)) {
+		if (
+			operator &&
+			(operator.shape === 'list' || operator.shape === 'range') &&
+			!Array.isArray(value)
+		) {
 			return `${at} (${type}) needs a list as "value"`;
 		}
 	}
@@ -216,7 +267,8 @@ function withTimeZones(items: IDataObject[], timeZone: string): IDataObject[] {
 		}
 		const dateOperator = OPERATOR_BY_VALUE.get(type)?.date === true;
 		if (!dateOperator || item.dateTime !== undefined) return item;
-		if (!isDateTimeField(String(item.attribute))) return item.timeZone === undefined ? inWorkflowDays(item as WhereItem, timeZone) : item;
+		if (!isDateTimeField(String(item.attribute)))
+			return item.timeZone === undefined ? inWorkflowDays(item as WhereItem, timeZone) : item;
 		// A value that is no date at all is left to the server to refuse: Where JSON is for the cases the form misses.
 		const dated = withDateTime(item as WhereItem, timeZone);
 		if (!dated) return { ...item, dateTime: true, timeZone };
@@ -230,10 +282,14 @@ export function whereOf(item: Item): IDataObject[] | undefined {
 	let where: unknown;
 	if (mode === 'conditions') {
 		const conditions = item.parameter<Condition[]>('conditions.condition', []);
-		const items = conditions.map((condition, index) => whereItemOf(condition, index + 1, item.timeZone));
+		const items = conditions.map((condition, index) =>
+			whereItemOf(condition, index + 1, item.timeZone),
+		);
 		const problem = items.find((entry): entry is string => typeof entry === 'string');
 		if (problem) throw item.refuse('Conditions', `: ${problem}`);
-		items.forEach((where, index) => requireWellFormed(item, where, 'Conditions', `condition ${index + 1}`));
+		items.forEach((where, index) =>
+			requireWellFormed(item, where, 'Conditions', `condition ${index + 1}`),
+		);
 		const matchType = item.parameter<string>('matchType', 'and');
 		where = matchType === 'or' && items.length > 1 ? [{ type: 'or', value: items }] : items;
 	} else if (mode === 'json') {
@@ -271,6 +327,7 @@ export function listQueryOf(item: Item): IDataObject {
 export function wantedRecords(item: Item): number {
 	if (item.parameter('returnAll', false)) return Infinity;
 	const limit = item.parameter<number>('limit', 50);
-	if (!Number.isInteger(limit) || limit < 1) throw item.refuse('Limit', `must be a whole number of at least 1, not ${limit}`);
+	if (!Number.isInteger(limit) || limit < 1)
+		throw item.refuse('Limit', `must be a whole number of at least 1, not ${limit}`);
 	return limit;
 }

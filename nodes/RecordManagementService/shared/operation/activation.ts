@@ -17,10 +17,15 @@ export function remedied<E extends Error>(error: E): E {
  * made) stays out.
  */
 export function withRemedyInMessage<E>(error: E): E {
-	if (!(error instanceof NodeApiError || error instanceof NodeOperationError) || saysWhatToDo.has(error)) return error;
+	if (
+		!(error instanceof NodeApiError || error instanceof NodeOperationError) ||
+		saysWhatToDo.has(error)
+	)
+		return error;
 	const description = typeof error.description === 'string' ? error.description.trim() : '';
 	if (description) {
-		if (!error.message.includes(description)) error.message = `${error.message.replace(/[.\s]+$/, '')}. ${description}`;
+		if (!error.message.includes(description))
+			error.message = `${error.message.replace(/[.\s]+$/, '')}. ${description}`;
 		error.description = null;
 	}
 	saysWhatToDo.add(error);

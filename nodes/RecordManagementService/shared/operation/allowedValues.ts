@@ -13,7 +13,11 @@ const NOT_ALLOWED = /entityType: (\w+), field: (\w+), type: valid/;
  * error the model reads lists the values, from EspoCRM's metadata. Only as a tool; the metadata is read then only, once
  * per run.
  */
-export async function withAllowedValues(run: Run, itemIndex: number, error: unknown): Promise<void> {
+export async function withAllowedValues(
+	run: Run,
+	itemIndex: number,
+	error: unknown,
+): Promise<void> {
 	if (!(error instanceof NodeApiError) || error.httpCode !== '400' || !runsAsTool(run.node)) return;
 	const match = NOT_ALLOWED.exec(String(error.errorResponse?.reason ?? ''));
 	if (!match) return;
@@ -27,7 +31,9 @@ export async function withAllowedValues(run: Run, itemIndex: number, error: unkn
 		return;
 	}
 	if (!Array.isArray(options)) return;
-	const values = options.filter((value) => value !== '' && value !== null).map((value) => JSON.stringify(value));
+	const values = options
+		.filter((value) => value !== '' && value !== null)
+		.map((value) => JSON.stringify(value));
 	if (values.length === 0) return;
 	error.description = `Nothing was stored: "${field}" of a ${entityType} takes one of these values only: ${values.join(', ')}. Call the tool again with one of them.`;
 }

@@ -15,7 +15,12 @@ export interface BinaryFile {
  * The item's binary fields named in `names` (separated by commas), each of which must exist on the item; `parameter`
  * is the parameter that names them, for the error.
  */
-export function binaryFilesOf(run: Run<IExecuteFunctions>, item: Item, names: unknown, parameter: string): BinaryFile[] {
+export function binaryFilesOf(
+	run: Run<IExecuteFunctions>,
+	item: Item,
+	names: unknown,
+	parameter: string,
+): BinaryFile[] {
 	const properties = String(names ?? '')
 		.split(',')
 		.map((name) => name.trim())
@@ -29,7 +34,9 @@ export function binaryFilesOf(run: Run<IExecuteFunctions>, item: Item, names: un
 			throw item.refuse(
 				parameter,
 				`names the binary field "${property}", which the input item does not have`,
-				present.length ? `The item's binary fields: ${present.join(', ')}.` : 'The item has no binary data: read or download the file in an earlier node.',
+				present.length
+					? `The item's binary fields: ${present.join(', ')}.`
+					: 'The item has no binary data: read or download the file in an earlier node.',
 			);
 		}
 		return { property, binary };
@@ -60,13 +67,23 @@ export async function uploadAttachment(
 		method: 'POST',
 		url: '/Attachment',
 		expect: 'record',
-		body: { name, type, role: 'Attachment', relatedType, field, file: `data:${type};base64,${bytes.toString('base64')}` },
+		body: {
+			name,
+			type,
+			role: 'Attachment',
+			relatedType,
+			field,
+			file: `data:${type};base64,${bytes.toString('base64')}`,
+		},
 	});
 	if (Number(attachment.size) !== bytes.length) {
 		throw new NodeOperationError(
 			item.node,
 			`The server stored ${attachment.size ?? 'no'} bytes of the ${bytes.length} of "${name}" (item ${item.index})`,
-			{ itemIndex: item.index, description: `Nothing was sent. The incomplete attachment ${attachment.id} is left on the server.` },
+			{
+				itemIndex: item.index,
+				description: `Nothing was sent. The incomplete attachment ${attachment.id} is left on the server.`,
+			},
 		);
 	}
 	return String(attachment.id);

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { asNodeError } from '../http/errors';
@@ -65,7 +71,11 @@ export class ItemTurns {
  * agent's tool, with what the model can do about it (the allowed values of a field it got wrong, advice instead of
  * the author's description). Every custom operation's items fail through here.
  */
-export async function failureOf(run: Run, index: number, error: unknown): Promise<NodeApiError | NodeOperationError> {
+export async function failureOf(
+	run: Run,
+	index: number,
+	error: unknown,
+): Promise<NodeApiError | NodeOperationError> {
 	await withAllowedValues(run, index, error);
 	return withAdviceForModel(run.node, asNodeError(run.node, error, index));
 }
@@ -92,7 +102,10 @@ export async function forEachItem(
 				if (failed) return [];
 				return await work(itemOf(run, index));
 			});
-			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({ json, pairedItem: { item: index } }));
+			results[index] = (Array.isArray(result) ? result : [result]).map((json) => ({
+				json,
+				pairedItem: { item: index },
+			}));
 		} catch (error) {
 			const nodeError = await failureOf(run, index, error);
 			if (!context.continueOnFail()) {

@@ -26,7 +26,10 @@ const simplifyField: INodeProperties = {
 };
 
 // Stream > Post: the note it created (EspoCRM's answer is 450-500 characters, mostly empty or bookkeeping).
-const operations = { resource: ['record', 'relationship', 'stream'], operation: ['get', 'getMany', 'getManyRelated', 'create', 'update', 'upsert', 'post'] };
+const operations = {
+	resource: ['record', 'relationship', 'stream'],
+	operation: ['get', 'getMany', 'getManyRelated', 'create', 'update', 'upsert', 'post'],
+};
 
 /**
  * Off by default, so that workflows keep every field; on by default for a tool from version 1.2: a model needs the
@@ -35,12 +38,28 @@ const operations = { resource: ['record', 'relationship', 'stream'], operation: 
  */
 export const simplifyFields: INodeProperties[] = [
 	{ ...simplifyField, displayOptions: { show: operations, hide: { '@tool': [true] } } },
-	{ ...simplifyField, displayOptions: { show: { ...operations, '@tool': [true], '@version': [1, 1.1] } } },
-	{ ...simplifyField, default: true, displayOptions: { show: { ...operations, '@tool': [true], '@version': [{ _cnd: { gte: 1.2 } }] } } },
+	{
+		...simplifyField,
+		displayOptions: { show: { ...operations, '@tool': [true], '@version': [1, 1.1] } },
+	},
+	{
+		...simplifyField,
+		default: true,
+		displayOptions: {
+			show: { ...operations, '@tool': [true], '@version': [{ _cnd: { gte: 1.2 } }] },
+		},
+	},
 ];
 
 /** The server's bookkeeping attributes, which Simplify leaves out whatever their value. */
-const BOOKKEEPING = new Set(['deleted', 'isFollowed', 'followersIds', 'followersNames', 'versionNumber', 'phoneNumbersMap']);
+const BOOKKEEPING = new Set([
+	'deleted',
+	'isFollowed',
+	'followersIds',
+	'followersNames',
+	'versionNumber',
+	'phoneNumbersMap',
+]);
 /**
  * Opt-out and invalid flags (`emailAddressIsOptedOut`, `phoneNumberIsInvalid`, `targetListIsOptedOut`: EspoCRM's own
  * suffixes), and who made or last changed the record.
@@ -74,7 +93,13 @@ function isEmpty(value: unknown): boolean {
 export function simplifyRecord(record: IDataObject): IDataObject {
 	const compact: IDataObject = {};
 	for (const [name, value] of Object.entries(record)) {
-		if (isEmpty(value) || BOOKKEEPING.has(name) || BOOKKEEPING_PATTERN.test(name) || isDetailOfAnotherField(name, record)) continue;
+		if (
+			isEmpty(value) ||
+			BOOKKEEPING.has(name) ||
+			BOOKKEEPING_PATTERN.test(name) ||
+			isDetailOfAnotherField(name, record)
+		)
+			continue;
 		compact[name] = value;
 	}
 	return compact;
@@ -95,21 +120,30 @@ export function withSimplify(operation: CustomOperation, { list = false } = {}):
 		const run = runOf(this);
 		const asked = new Map<number, boolean>();
 		const simplifies = (index: number) => {
-			if (!asked.has(index)) asked.set(index, parameterOfItem<boolean>(run, index, 'simplify', false) === true);
+			if (!asked.has(index))
+				asked.set(index, parameterOfItem<boolean>(run, index, 'simplify', false) === true);
 			return asked.get(index) === true;
 		};
 		const output = items.map((item) => {
-			const index = Array.isArray(item.pairedItem) ? undefined : typeof item.pairedItem === 'object' ? item.pairedItem.item : item.pairedItem;
+			const index = Array.isArray(item.pairedItem)
+				? undefined
+				: typeof item.pairedItem === 'object'
+					? item.pairedItem.item
+					: item.pairedItem;
 			if (item.error || index === undefined || !simplifies(index)) return item;
 			return { ...item, json: simplifyRecord(item.json) };
 		});
-		if (list && output.length === 0 && runsAsTool(run.node)) return [[{ json: { ...NOTHING_FOUND }, pairedItem: { item: 0 } }]];
+		if (list && output.length === 0 && runsAsTool(run.node))
+			return [[{ json: { ...NOTHING_FOUND }, pairedItem: { item: 0 } }]];
 		return [output];
 	};
 }
 
 /** postReceive of Get (routed): the record simplified when the item asks for it. */
-export async function simplifyRoutedRecord(this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function simplifyRoutedRecord(
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	if (this.getNodeParameter('simplify', false) !== true) return items;
 	return items.map((item) => ({ ...item, json: simplifyRecord(item.json) }));
 }

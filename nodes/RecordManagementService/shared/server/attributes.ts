@@ -10,7 +10,15 @@ import type { FieldDef, Metadata } from './metadata';
  */
 
 /** EspoCRM's translations: `<Scope>.fields`, `.links`, `.options.<field>`, and `Global.scopeNames`. */
-export type Translations = Record<string, { fields?: IDataObject; links?: IDataObject; options?: Record<string, IDataObject>; scopeNames?: IDataObject }>;
+export type Translations = Record<
+	string,
+	{
+		fields?: IDataObject;
+		links?: IDataObject;
+		options?: Record<string, IDataObject>;
+		scopeNames?: IDataObject;
+	}
+>;
 
 /** Labels as the CRM shows them, falling back to names where the server gives none. */
 export class Labels {
@@ -25,15 +33,26 @@ export class Labels {
 	}
 
 	field(scope: string, field: string) {
-		return this.text(this.translations[scope]?.fields?.[field]) ?? this.text(this.translations.Global?.fields?.[field]) ?? field;
+		return (
+			this.text(this.translations[scope]?.fields?.[field]) ??
+			this.text(this.translations.Global?.fields?.[field]) ??
+			field
+		);
 	}
 
 	link(scope: string, link: string) {
-		return this.text(this.translations[scope]?.links?.[link]) ?? this.text(this.translations.Global?.links?.[link]) ?? link;
+		return (
+			this.text(this.translations[scope]?.links?.[link]) ??
+			this.text(this.translations.Global?.links?.[link]) ??
+			link
+		);
 	}
 
 	option(scope: string, field: string, value: string | number) {
-		return this.text(this.translations[scope]?.options?.[field]?.[String(value)]) ?? (value === '' ? '(None)' : String(value));
+		return (
+			this.text(this.translations[scope]?.options?.[field]?.[String(value)]) ??
+			(value === '' ? '(None)' : String(value))
+		);
 	}
 }
 
@@ -82,7 +101,13 @@ interface OptionSource {
 	field: string;
 }
 
-function attributesOf(scope: string, field: string, definition: FieldDef, labels: Labels, optionSource: OptionSource = { scope, field }): Attribute[] {
+function attributesOf(
+	scope: string,
+	field: string,
+	definition: FieldDef,
+	labels: Labels,
+	optionSource: OptionSource = { scope, field },
+): Attribute[] {
 	const label = labels.field(scope, field);
 	const writable = !definition.readOnly && !definition.notStorable;
 	const sortable = !definition.notStorable;
@@ -95,7 +120,12 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 		carriesRequired: true,
 		...extra,
 	});
-	const part = (suffix: string, partLabel: string, type: FieldType, extra: Partial<Attribute> = {}): Attribute => ({
+	const part = (
+		suffix: string,
+		partLabel: string,
+		type: FieldType,
+		extra: Partial<Attribute> = {},
+	): Attribute => ({
 		name: `${field}${suffix}`,
 		label: `${label} ${partLabel}`,
 		type,
@@ -105,12 +135,18 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 	});
 	switch (definition.type) {
 		case 'link':
-			return [part('Id', 'ID', 'string', { carriesRequired: true }), part('Name', 'Name', 'string', { writable: false })];
+			return [
+				part('Id', 'ID', 'string', { carriesRequired: true }),
+				part('Name', 'Name', 'string', { writable: false }),
+			];
 		case 'linkOne':
 		case 'foreign':
 			return definition.type === 'foreign'
 				? [one('string', { writable: false })]
-				: [part('Id', 'ID', 'string', { writable: false }), part('Name', 'Name', 'string', { writable: false })];
+				: [
+						part('Id', 'ID', 'string', { writable: false }),
+						part('Name', 'Name', 'string', { writable: false }),
+					];
 		case 'linkMultiple':
 			return [part('Ids', 'IDs', 'array', { sortable: false, carriesRequired: true })];
 		case 'linkParent':
@@ -121,7 +157,10 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 			];
 		case 'file':
 		case 'image':
-			return [part('Id', '(Attachment ID)', 'string', { carriesRequired: true }), part('Name', 'Name', 'string', { writable: false })];
+			return [
+				part('Id', '(Attachment ID)', 'string', { carriesRequired: true }),
+				part('Name', 'Name', 'string', { writable: false }),
+			];
 		case 'attachmentMultiple':
 			return [part('Ids', '(Attachment IDs)', 'array', { sortable: false, carriesRequired: true })];
 		case 'currency':
@@ -129,7 +168,10 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 		case 'rangeInt':
 		case 'rangeFloat':
 		case 'rangeCurrency':
-			return [part('From', 'From', 'number', { carriesRequired: true }), part('To', 'To', 'number')];
+			return [
+				part('From', 'From', 'number', { carriesRequired: true }),
+				part('To', 'To', 'number'),
+			];
 		case 'personName':
 			// Its parts (salutationName, firstName, lastName) are fields of their own; `name` sorts and filters by the whole.
 			return [one('string', { writable: false })];
@@ -157,7 +199,10 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
 			if (!definition.options?.length) return [one('string')];
 			return [
 				one('options', {
-					options: (definition.options ?? []).map((value) => ({ name: labels.option(optionSource.scope, optionSource.field, value), value })),
+					options: (definition.options ?? []).map((value) => ({
+						name: labels.option(optionSource.scope, optionSource.field, value),
+						value,
+					})),
 				}),
 			];
 		case 'multiEnum':
@@ -183,19 +228,36 @@ function attributesOf(scope: string, field: string, definition: FieldDef, labels
  * with those options, labelled as that field's. The metadata carries the referenced field even for a type the user
  * cannot reach (EspoCRM's AclDependencyProvider).
  */
-function withReferencedOptions(scope: string, field: string, definition: FieldDef, entityDefs: Metadata['entityDefs'] = {}) {
+function withReferencedOptions(
+	scope: string,
+	field: string,
+	definition: FieldDef,
+	entityDefs: Metadata['entityDefs'] = {},
+) {
 	const reference = definition.optionsReference;
-	if (definition.options?.length || !reference?.includes('.')) return { definition, optionSource: { scope, field } };
+	if (definition.options?.length || !reference?.includes('.'))
+		return { definition, optionSource: { scope, field } };
 	const [referencedScope, referencedField] = reference.split('.');
 	const options = entityDefs[referencedScope]?.fields?.[referencedField]?.options;
 	if (!options?.length) return { definition, optionSource: { scope, field } };
-	return { definition: { ...definition, options }, optionSource: { scope: referencedScope, field: referencedField } };
+	return {
+		definition: { ...definition, options },
+		optionSource: { scope: referencedScope, field: referencedField },
+	};
 }
 
-export function attributesOfEntity(scope: string, fields: Record<string, FieldDef>, labels: Labels, entityDefs?: Metadata['entityDefs']): Attribute[] {
+export function attributesOfEntity(
+	scope: string,
+	fields: Record<string, FieldDef>,
+	labels: Labels,
+	entityDefs?: Metadata['entityDefs'],
+): Attribute[] {
 	const attributes = Object.entries(fields)
 		.filter(([, definition]) => !definition.disabled && !definition.utility)
-		.map(([field, definition]) => [field, withReferencedOptions(scope, field, definition, entityDefs)] as const)
+		.map(
+			([field, definition]) =>
+				[field, withReferencedOptions(scope, field, definition, entityDefs)] as const,
+		)
 		.flatMap(([field, { definition, optionSource }]) =>
 			attributesOf(scope, field, definition, labels, optionSource).map((attribute) => ({
 				...attribute,
@@ -210,20 +272,45 @@ export function attributesOfEntity(scope: string, fields: Record<string, FieldDe
  * Every attribute of the records a relationship leads to, as a list query's `select`: EspoCRM 8 answers a list of
  * related records without `select` with little more than their IDs. Undefined when the metadata does not say.
  */
-export function relatedRecordSelect(metadata: Metadata, entityType: string, link: string): string | undefined {
+export function relatedRecordSelect(
+	metadata: Metadata,
+	entityType: string,
+	link: string,
+): string | undefined {
 	const defs = metadata.entityDefs ?? {};
 	const foreign = defs[entityType]?.links?.[link]?.entity;
 	const fields = foreign ? defs[foreign]?.fields : undefined;
 	if (!foreign || !fields) return undefined;
-	return [...new Set(['id', ...attributesOfEntity(foreign, fields, new Labels()).map((attribute) => attribute.name)])].join(',');
+	return [
+		...new Set([
+			'id',
+			...attributesOfEntity(foreign, fields, new Labels()).map((attribute) => attribute.name),
+		]),
+	].join(',');
 }
 
 /** The interface's own fields for a Standard server: only those the chosen entity type has. */
 export function interfaceAttributes(entityType: string): Attribute[] {
 	const own = INTERFACE_FIELDS.filter((field) => !field.notOn?.includes(entityType)).map(
-		(field): Attribute => ({ name: field.field, label: field.label, type: field.kind, writable: true, sortable: true }),
+		(field): Attribute => ({
+			name: field.field,
+			label: field.label,
+			type: field.kind,
+			writable: true,
+			sortable: true,
+		}),
 	);
-	const fixed = (name: string, label: string, type: FieldType): Attribute => ({ name, label, type, writable: false, sortable: true });
-	return [fixed('id', 'ID', 'string'), ...own, fixed('createdAt', 'Created At', 'dateTime'), fixed('modifiedAt', 'Modified At', 'dateTime')];
+	const fixed = (name: string, label: string, type: FieldType): Attribute => ({
+		name,
+		label,
+		type,
+		writable: false,
+		sortable: true,
+	});
+	return [
+		fixed('id', 'ID', 'string'),
+		...own,
+		fixed('createdAt', 'Created At', 'dateTime'),
+		fixed('modifiedAt', 'Modified At', 'dateTime'),
+	];
 }
-

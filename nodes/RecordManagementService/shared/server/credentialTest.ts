@@ -31,7 +31,11 @@ class RedirectRefused extends Error {}
 
 /** What a failed connection means, and what to check. */
 function networkProblem(error: unknown, target: URL): string {
-	const code = String((error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code ?? '');
+	const code = String(
+		(error as { code?: unknown }).code ??
+			(error as { cause?: { code?: unknown } }).cause?.code ??
+			'',
+	);
 	const where = `${target.hostname}:${target.port || (target.protocol === 'https:' ? 443 : 80)}`;
 	if (code === 'ECONNREFUSED') {
 		return `Nothing accepts connections at ${where} (connection refused). Check the address and port in the Base URL, and that the server is running.`;
@@ -39,7 +43,10 @@ function networkProblem(error: unknown, target: URL): string {
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
 		return `The host name "${target.hostname}" could not be found (${code}). Check its spelling, and that the machine n8n runs on can resolve it (DNS, VPN).`;
 	}
-	if (['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(code) || /timeout/i.test(String((error as Error).message))) {
+	if (
+		['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED'].includes(code) ||
+		/timeout/i.test(String((error as Error).message))
+	) {
 		return `No answer from ${where} within ${TIMEOUT_MS / 1000} seconds (${code || 'timeout'}). Check that a firewall lets n8n through to this port, and that the port is right.`;
 	}
 	if (code === 'ECONNRESET' || code === 'EPIPE') {
@@ -48,7 +55,9 @@ function networkProblem(error: unknown, target: URL): string {
 	const message = String((error as Error).message ?? '');
 	if (/CERT|SSL|TLS|EPROTO|self.signed/i.test(`${code} ${message}`)) {
 		// OpenSSL's own text ("write EPROTO 80…:error:0A00010B:SSL routines:…:wrong version number:…") ends in the reason.
-		const reason = /wrong version number/i.test(message) ? 'the port does not speak HTTPS' : code || message.split('\n')[0].slice(0, 120);
+		const reason = /wrong version number/i.test(message)
+			? 'the port does not speak HTTPS'
+			: code || message.split('\n')[0].slice(0, 120);
 		return `The secure (HTTPS) connection to ${where} failed (${reason}). If the server uses a self-signed or internal certificate, turn on "Ignore SSL Issues"; if it speaks plain HTTP, use http:// in the Base URL.`;
 	}
 	return `${where} could not be reached: ${(error as Error).message || code}. Check the Base URL.`;
@@ -58,7 +67,9 @@ function networkProblem(error: unknown, target: URL): string {
 function isInterfaceJson(reply: Reply, server: unknown): boolean {
 	const body = typeof reply.body === 'string' ? safeJson(reply.body) : reply.body;
 	if (body === null || typeof body !== 'object') return false;
-	return server === 'espocrm' ? typeof (body as IDataObject).user === 'object' : Array.isArray((body as IDataObject).list);
+	return server === 'espocrm'
+		? typeof (body as IDataObject).user === 'object'
+		: Array.isArray((body as IDataObject).list);
 }
 
 function safeJson(text: string): unknown {
@@ -69,7 +80,11 @@ function safeJson(text: string): unknown {
 	}
 }
 
-function statusProblem(reply: Reply, data: ICredentialDataDecryptedObject, base: string): string | undefined {
+function statusProblem(
+	reply: Reply,
+	data: ICredentialDataDecryptedObject,
+	base: string,
+): string | undefined {
 	const reason = String(reply.headers['x-status-reason'] ?? '').trim();
 	switch (reply.statusCode) {
 		case 401:
@@ -83,8 +98,10 @@ function statusProblem(reply: Reply, data: ICredentialDataDecryptedObject, base:
 				? `Nothing answers at ${base}/App/user (404). Enter the address of EspoCRM itself, such as https://crm.example.com, or choose Server "Standard" if this is not EspoCRM.`
 				: `Nothing answers at ${base}/Contact (404). Enter the address of the server, such as https://crm.example.com; for EspoCRM choose Server "EspoCRM 7 or Later".`;
 		default:
-			if (reply.statusCode >= 500) return `The server failed to answer (${reply.statusCode}${reason ? `: ${reason}` : ''}). Its log says why.`;
-			if (reply.statusCode >= 300) return `The server answered ${reply.statusCode}${reason ? ` (${reason})` : ''}. Check the Base URL.`;
+			if (reply.statusCode >= 500)
+				return `The server failed to answer (${reply.statusCode}${reason ? `: ${reason}` : ''}). Its log says why.`;
+			if (reply.statusCode >= 300)
+				return `The server answered ${reply.statusCode}${reason ? ` (${reason})` : ''}. Check the Base URL.`;
 			return undefined;
 	}
 }
@@ -108,7 +125,12 @@ export async function testCredentials(
 	 * One request of the test, signed for its path by `sign` (as every request of the node is signed). n8n's request()
 	 * would follow a redirect with every header to any host: the test follows only those the node follows.
 	 */
-	const call = async (method: string, url: string, options: IDataObject = {}, sign = false): Promise<Reply> =>
+	const call = async (
+		method: string,
+		url: string,
+		options: IDataObject = {},
+		sign = false,
+	): Promise<Reply> =>
 		await followRedirects({
 			from: () => (/^https?:\/\//i.test(url) ? url : `${base}${url}`),
 			method,
@@ -116,8 +138,21 @@ export async function testCredentials(
 			attempt: async (address) => {
 				// Within the API root the path stays relative, so that it is signed as the server reads it; the redirect's
 				// address carries the query the server wants.
-				const path = address === undefined ? url : address.startsWith(`${base}/`) ? address.slice(base.length) : address;
-				const signed = sign ? (await credentialType.authenticate(data, { method: method as 'GET', url: path, headers: {} })).headers : {};
+				const path =
+					address === undefined
+						? url
+						: address.startsWith(`${base}/`)
+							? address.slice(base.length)
+							: address;
+				const signed = sign
+					? (
+							await credentialType.authenticate(data, {
+								method: method as 'GET',
+								url: path,
+								headers: {},
+							})
+						).headers
+					: {};
 				return (await request({
 					method,
 					uri: /^https?:\/\//i.test(path) ? path : `${base}${path}`,
@@ -135,22 +170,33 @@ export async function testCredentials(
 			redirectOf: (outcome) => {
 				if (!('answer' in outcome)) return undefined;
 				const { statusCode, headers } = outcome.answer;
-				return statusCode >= 300 && statusCode <= 399 && headers.location !== undefined ? { status: statusCode, location: headers.location } : undefined;
+				return statusCode >= 300 && statusCode <= 399 && headers.location !== undefined
+					? { status: statusCode, location: headers.location }
+					: undefined;
 			},
 			refuse: ({ message, tooMany }) =>
 				new RedirectRefused(
-					message !== undefined ? `${message}. Put the address the server answers at in the Base URL.` : `The server redirected more than ${tooMany} times: check the Base URL.`,
+					message !== undefined
+						? `${message}. Put the address the server answers at in the Base URL.`
+						: `The server redirected more than ${tooMany} times: check the Base URL.`,
 				),
 		});
 
 	try {
 		if (data.authentication === 'oAuth2ClientCredentials') {
 			const reply = await call('POST', '/Auth', {
-				body: { grant_type: 'client_credentials', client_id: data.clientId, client_secret: data.clientSecret },
+				body: {
+					grant_type: 'client_credentials',
+					client_id: data.clientId,
+					client_secret: data.clientSecret,
+				},
 				json: true,
 			});
 			if (reply.statusCode === 401 || reply.statusCode === 400) {
-				return { status: 'Error', message: `The server refused the client ID or secret (POST /Auth answered ${reply.statusCode}).` };
+				return {
+					status: 'Error',
+					message: `The server refused the client ID or secret (POST /Auth answered ${reply.statusCode}).`,
+				};
 			}
 			if (reply.statusCode === 404) {
 				return {
@@ -160,12 +206,23 @@ export async function testCredentials(
 			}
 			const token = (reply.body as IDataObject | undefined)?.access_token;
 			if (reply.statusCode !== 200 || typeof token !== 'string' || token === '') {
-				return { status: 'Error', message: `POST /Auth answered ${reply.statusCode} without an access_token: check the Base URL.` };
+				return {
+					status: 'Error',
+					message: `POST /Auth answered ${reply.statusCode} without an access_token: check the Base URL.`,
+				};
 			}
 			data.accessToken = token;
 		}
-		const probe = data.server === 'espocrm' ? { url: '/App/user', qs: {} } : { url: '/Contact', qs: { maxSize: 1 } };
-		const reply = await call('GET', probe.url, { qs: probe.qs, headers: { Accept: 'application/json' } }, true);
+		const probe =
+			data.server === 'espocrm'
+				? { url: '/App/user', qs: {} }
+				: { url: '/Contact', qs: { maxSize: 1 } };
+		const reply = await call(
+			'GET',
+			probe.url,
+			{ qs: probe.qs, headers: { Accept: 'application/json' } },
+			true,
+		);
 		const problem = statusProblem(reply, data, base);
 		if (problem) return { status: 'Error', message: problem };
 		if (!isInterfaceJson(reply, data.server)) {

@@ -1,4 +1,9 @@
-import type { ILoadOptionsFunctions, INodePropertyOptions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodePropertyOptions,
+	ResourceMapperField,
+	ResourceMapperFields,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { LABEL_LIST } from '../fields/fieldMapper';
@@ -38,14 +43,22 @@ export async function readServer(context: ILoadOptionsFunctions): Promise<Server
 	const [metadata, translations] = await Promise.all([
 		readMetadata(run, 0).catch((error) => {
 			const { status, reason } = readFailure(error);
-			throw new NodeApiError(context.getNode(), { message: reason, httpCode: status === undefined ? null : String(status) }, {
-				message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : `: ${(error as Error).message}`}`,
-				description:
-					"The lists are filled from EspoCRM's metadata. Check the credential, or type the name into the field as an expression instead.",
-			});
+			throw new NodeApiError(
+				context.getNode(),
+				{ message: reason, httpCode: status === undefined ? null : String(status) },
+				{
+					message: `Could not read the server's metadata${status ? ` (${status}${reason ? `: ${reason}` : ''})` : `: ${(error as Error).message}`}`,
+					description:
+						"The lists are filled from EspoCRM's metadata. Check the credential, or type the name into the field as an expression instead.",
+				},
+			);
 		}),
 		// Labels are a convenience: without them the lists show names.
-		apiRequest<Translations>(run, 0, { method: 'GET', url: '/I18n', qs: { default: 'true' } }).catch(() => ({}) as Translations),
+		apiRequest<Translations>(run, 0, {
+			method: 'GET',
+			url: '/I18n',
+			qs: { default: 'true' },
+		}).catch(() => ({}) as Translations),
 	]);
 	return { metadata, labels: new Labels(translations), translations };
 }
@@ -58,9 +71,12 @@ function formItem(context: ILoadOptionsFunctions): Item {
 		node: context.getNode(),
 		timeZone: context.getTimezone(),
 		json: {},
-		parameter: <T>(name: string, fallback?: T) => (context.getCurrentNodeParameter(name) ?? fallback) as T,
+		parameter: <T>(name: string, fallback?: T) =>
+			(context.getCurrentNodeParameter(name) ?? fallback) as T,
 		refuse: (parameter, problem, description) =>
-			new NodeOperationError(context.getNode(), `The parameter "${parameter}" ${problem}`, { description }),
+			new NodeOperationError(context.getNode(), `The parameter "${parameter}" ${problem}`, {
+				description,
+			}),
 	};
 }
 
@@ -78,17 +94,27 @@ export function listedEntityType(context: ILoadOptionsFunctions, metadata?: Meta
 	const entityType = chosenEntityType(context);
 	if (context.getCurrentNodeParameter('operation') !== 'getManyRelated') return entityType;
 	const chosen = context.getCurrentNodeParameter('link');
-	const link = String((chosen === 'custom' ? context.getCurrentNodeParameter('customLink') : chosen) ?? '');
+	const link = String(
+		(chosen === 'custom' ? context.getCurrentNodeParameter('customLink') : chosen) ?? '',
+	);
 	if (!metadata) return STANDARD_LINK_TARGETS[link] ?? entityType;
 	return metadata.entityDefs?.[entityType]?.links?.[link]?.entity ?? entityType;
 }
 
-function definitionOf(context: ILoadOptionsFunctions, metadata: Metadata, entityType = chosenEntityType(context)) {
+function definitionOf(
+	context: ILoadOptionsFunctions,
+	metadata: Metadata,
+	entityType = chosenEntityType(context),
+) {
 	const definition = metadata.entityDefs?.[entityType];
 	if (!definition) {
-		throw new NodeOperationError(context.getNode(), `The server's metadata has no entity type "${entityType}"`, {
-			description: "Check the entity type, or the API user's access to it.",
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`The server's metadata has no entity type "${entityType}"`,
+			{
+				description: "Check the entity type, or the API user's access to it.",
+			},
+		);
 	}
 	return { entityType, fields: definition.fields ?? {}, links: definition.links ?? {} };
 }
@@ -107,26 +133,47 @@ export async function getEntityTypes(this: ILoadOptionsFunctions): Promise<INode
 	if (!metadata) return ENTITY_TYPE_OPTIONS;
 	const reachable = Object.entries(metadata.scopes ?? {})
 		.filter(([, scope]) => scope.entity && scope.object && !scope.disabled)
-		.map(([name, scope]) => ({ name: entityTypeLabel(name, labels.scope(name), scope.isCustom), value: name }))
+		.map(([name, scope]) => ({
+			name: entityTypeLabel(name, labels.scope(name), scope.isCustom),
+			value: name,
+		}))
 		.sort(byName);
 	return [...reachable, ENTITY_TYPE_OPTIONS[ENTITY_TYPE_OPTIONS.length - 1]];
 }
 
-
 /** The attributes of the records the list is about (`listedEntityType`): from the metadata, or the interface's for a Standard server. */
 function attributesFor(context: ILoadOptionsFunctions, server: Server): Attribute[] {
 	if (!server.metadata) return interfaceAttributes(listedEntityType(context));
-	const { entityType, fields } = definitionOf(context, server.metadata, listedEntityType(context, server.metadata));
-	const id: Attribute = { name: 'id', label: 'ID', type: 'string', writable: false, sortable: true };
+	const { entityType, fields } = definitionOf(
+		context,
+		server.metadata,
+		listedEntityType(context, server.metadata),
+	);
+	const id: Attribute = {
+		name: 'id',
+		label: 'ID',
+		type: 'string',
+		writable: false,
+		sortable: true,
+	};
 	// EspoCRM's metadata lists `id` among the fields too: offered once, as the fixed one.
-	return [id, ...attributesOfEntity(entityType, fields, server.labels, server.metadata.entityDefs).filter((attribute) => attribute.name !== 'id')];
+	return [
+		id,
+		...attributesOfEntity(entityType, fields, server.labels, server.metadata.entityDefs).filter(
+			(attribute) => attribute.name !== 'id',
+		),
+	];
 }
 
 const asOptions = (attributes: Attribute[]) =>
 	attributes.map(({ name, label }) => ({ name: labelled(label, name), value: name })).sort(byName);
 
 /** The relationships of an entity type (the chosen one unless given), with the type each leads to where the server says. */
-function relationshipsOf(context: ILoadOptionsFunctions, server: Server, of = chosenEntityType(context)): INodePropertyOptions[] {
+function relationshipsOf(
+	context: ILoadOptionsFunctions,
+	server: Server,
+	of = chosenEntityType(context),
+): INodePropertyOptions[] {
 	if (!server.metadata) return STANDARD_LINKS.map((link) => ({ name: link, value: link }));
 	const { entityType, links } = definitionOf(context, server.metadata, of);
 	return Object.entries(links)
@@ -156,26 +203,41 @@ export async function getFields(this: ILoadOptionsFunctions): Promise<INodePrope
 }
 
 /** Sort By and Create or Update's Match By: stored attributes of one value. */
-export async function getSortableFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return asOptions(attributesFor(this, await readServer(this)).filter((attribute) => attribute.sortable));
+export async function getSortableFields(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	return asOptions(
+		attributesFor(this, await readServer(this)).filter((attribute) => attribute.sortable),
+	);
 }
 
 /** Relationship names, with the entity type each leads to. */
 export async function getLinks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return [...relationshipsOf(this, await readServer(this)), { name: 'Other (Enter Name)', value: 'custom' }];
+	return [
+		...relationshipsOf(this, await readServer(this)),
+		{ name: 'Other (Enter Name)', value: 'custom' },
+	];
 }
 
 /** What a filter condition can name: the fields, and the relationships for the "Linked" operators. */
-export async function getFilterAttributes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getFilterAttributes(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const server = await readServer(this);
-	const links = relationshipsOf(this, server, listedEntityType(this, server.metadata)).map(({ name, value }) => ({ name: `${name} (relationship)`, value }));
-	const attributes = attributesFor(this, server).filter((attribute) => attribute.sortable || attribute.type === 'array');
+	const links = relationshipsOf(this, server, listedEntityType(this, server.metadata)).map(
+		({ name, value }) => ({ name: `${name} (relationship)`, value }),
+	);
+	const attributes = attributesFor(this, server).filter(
+		(attribute) => attribute.sortable || attribute.type === 'array',
+	);
 	const valuesOf = new Map(attributes.map((attribute) => [attribute.name, attribute.options]));
 	// A filter's value is typed in: the values an enum field takes (its own or those it references) are shown with it.
 	const withValues = asOptions(attributes).map((option) => {
 		const values = valuesOf.get(option.value)?.filter((value) => value.value !== '');
 		if (!values?.length) return option;
-		const shown = values.map(({ name, value }) => (name === String(value) ? String(value) : `${String(value)} (${name})`));
+		const shown = values.map(({ name, value }) =>
+			name === String(value) ? String(value) : `${String(value)} (${name})`,
+		);
 		return { ...option, description: `Values: ${shown.join(', ')}` };
 	});
 	return [...withValues, ...links];
@@ -186,14 +248,20 @@ export async function getMappingFields(this: ILoadOptionsFunctions): Promise<Res
 	// Required fields are marked only where a record is created; an update or mass update may leave them out.
 	const operation = this.getCurrentNodeParameter('operation');
 	const creating = operation === 'create' || operation === 'upsert';
-	const attributes = attributesFor(this, await readServer(this)).filter((attribute) => attribute.writable);
+	const attributes = attributesFor(this, await readServer(this)).filter(
+		(attribute) => attribute.writable,
+	);
 	return {
 		fields: attributes.map((attribute): ResourceMapperField => {
 			// n8n refuses a literal `a, b` in a field of type "array" before the run: lists are text that says so.
 			const isList = attribute.type === 'array';
 			return {
 				id: attribute.name,
-				displayName: labelled(attribute.label, attribute.name, isList ? LABEL_LIST : attribute.hint),
+				displayName: labelled(
+					attribute.label,
+					attribute.name,
+					isList ? LABEL_LIST : attribute.hint,
+				),
 				required: creating && attribute.carriesRequired === true,
 				defaultMatch: false,
 				canBeUsedToMatch: false,
@@ -204,4 +272,3 @@ export async function getMappingFields(this: ILoadOptionsFunctions): Promise<Res
 		}),
 	};
 }
-

@@ -33,7 +33,10 @@ export interface EntityDefs {
 }
 
 export interface Metadata {
-	scopes?: Record<string, { entity?: boolean; object?: boolean; isCustom?: boolean; disabled?: boolean; stream?: boolean }>;
+	scopes?: Record<
+		string,
+		{ entity?: boolean; object?: boolean; isCustom?: boolean; disabled?: boolean; stream?: boolean }
+	>;
 	entityDefs?: Record<string, EntityDefs>;
 }
 
@@ -44,9 +47,19 @@ export interface Metadata {
  * earlier versions ignore the key and send the whole (see `entityDefsOfRun`). A failure is kept too: the run does not
  * ask again.
  */
-export async function readMetadata<T = Metadata>(run: Run, itemIndex: number, key?: string): Promise<T> {
-	return await run.once(`metadata ${key ?? ''}`, async () =>
-		await apiRequest<T>(run, itemIndex, { method: 'GET', url: '/Metadata', ...(key === undefined ? {} : { qs: { key } }) }),
+export async function readMetadata<T = Metadata>(
+	run: Run,
+	itemIndex: number,
+	key?: string,
+): Promise<T> {
+	return await run.once(
+		`metadata ${key ?? ''}`,
+		async () =>
+			await apiRequest<T>(run, itemIndex, {
+				method: 'GET',
+				url: '/Metadata',
+				...(key === undefined ? {} : { qs: { key } }),
+			}),
 	);
 }
 
@@ -70,7 +83,11 @@ export async function scopesOfRun(run: Run, itemIndex: number): Promise<Metadata
  * the narrow read saves bytes, and n8n's parsing of them. Undefined when the server does not give it (a type the user
  * may not reach: 8.2+ answer with an empty body; a refusal): Return All then pages by offset.
  */
-export async function entityDefsOfRun(run: Run, itemIndex: number, entityType: string): Promise<EntityDefs | undefined> {
+export async function entityDefsOfRun(
+	run: Run,
+	itemIndex: number,
+	entityType: string,
+): Promise<EntityDefs | undefined> {
 	return await readMetadata<IDataObject | null>(run, itemIndex, `entityDefs.${entityType}`).then(
 		(answer) => entityDefsIn(answer, entityType),
 		() => undefined,
@@ -78,11 +95,15 @@ export async function entityDefsOfRun(run: Run, itemIndex: number, entityType: s
 }
 
 /** The entity type's part of an answer to `GET /Metadata?key=entityDefs.<Type>`: itself (8.2+), or taken from the whole (before 8.2). */
-function entityDefsIn(answer: IDataObject | null | undefined, entityType: string): EntityDefs | undefined {
+function entityDefsIn(
+	answer: IDataObject | null | undefined,
+	entityType: string,
+): EntityDefs | undefined {
 	if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return undefined;
 	const whole = answer.entityDefs;
 	if (whole !== undefined) {
-		const defs = whole !== null && typeof whole === 'object' ? (whole as IDataObject)[entityType] : undefined;
+		const defs =
+			whole !== null && typeof whole === 'object' ? (whole as IDataObject)[entityType] : undefined;
 		return defs !== null && typeof defs === 'object' ? (defs as EntityDefs) : undefined;
 	}
 	return answer as EntityDefs;

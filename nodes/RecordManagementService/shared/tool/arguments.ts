@@ -36,7 +36,8 @@ const ID_FORM = /^[A-Za-z0-9_-]+$/;
 const RECORD_ADDRESS = new RegExp(`^${RECORD_URL}`);
 
 /** A parameter that is nothing but one `$fromAI` call with literal arguments: its value is the model's argument. */
-const SINGLE_CALL = /^=\{\{\s*\$fromAI\s*\((?:[^()'"`]|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)*\)\s*\}\}$/i;
+const SINGLE_CALL =
+	/^=\{\{\s*\$fromAI\s*\((?:[^()'"`]|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)*\)\s*\}\}$/i;
 /** n8n finds `$fromAI` in any case. */
 const HAS_CALL = /\$fromAI/i;
 
@@ -60,7 +61,8 @@ function argumentSites(node: INode): ArgumentSite[] {
 
 function valueAt(root: unknown, path: Array<string | number>): unknown {
 	let value = root;
-	for (const key of path) value = value === null || typeof value !== 'object' ? undefined : (value as IDataObject)[key];
+	for (const key of path)
+		value = value === null || typeof value !== 'object' ? undefined : (value as IDataObject)[key];
 	return value;
 }
 
@@ -83,29 +85,47 @@ function holdsIds(node: INode, path: Array<string | number>): boolean {
 	return field !== undefined && /[a-z0-9](Id|Ids)$/.test(field);
 }
 
-const KIND: Record<string, string> = { string: 'text', number: 'a number', boolean: 'true or false', json: 'JSON' };
+const KIND: Record<string, string> = {
+	string: 'text',
+	number: 'a number',
+	boolean: 'true or false',
+	json: 'JSON',
+};
 
 /** What the model was told the argument holds, for the refusal. */
 function whatItHolds(call: FromAIArgument): string {
 	const kind = KIND[call.type ?? 'string'] ?? 'text';
-	return call.description ? `It must hold ${kind}: ${call.description.replace(/[.\s]*$/, '')}.` : `It must hold ${kind}.`;
+	return call.description
+		? `It must hold ${kind}: ${call.description.replace(/[.\s]*$/, '')}.`
+		: `It must hold ${kind}.`;
 }
 
 function isBlank(value: unknown): boolean {
-	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+	return (
+		value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+	);
 }
 
 /**
  * The argument converted to the type the model was told, where that is exact; `undefined` where it cannot be: text
  * for a number (unless it is one written out), anything for true/false but true, false and their words.
  */
-function asDeclaredType(value: unknown, type: FromAIArgument['type']): { value: unknown } | undefined {
+function asDeclaredType(
+	value: unknown,
+	type: FromAIArgument['type'],
+): { value: unknown } | undefined {
 	switch (type ?? 'string') {
 		case 'string':
-			return typeof value === 'number' || typeof value === 'boolean' ? { value: String(value) } : typeof value === 'string' ? { value } : undefined;
+			return typeof value === 'number' || typeof value === 'boolean'
+				? { value: String(value) }
+				: typeof value === 'string'
+					? { value }
+					: undefined;
 		case 'number':
 			if (typeof value === 'number' && Number.isFinite(value)) return { value };
-			return typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? { value: Number(value) } : undefined;
+			return typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)
+				? { value: Number(value) }
+				: undefined;
 		case 'boolean':
 			if (typeof value === 'boolean') return { value };
 			return value === 'true' || value === 'false' ? { value: value === 'true' } : undefined;
@@ -119,26 +139,41 @@ function asDeclaredType(value: unknown, type: FromAIArgument['type']): { value: 
  * call gives no default), empty where the parameter needs a value (anything but a record's own fields), of a kind that
  * does not convert exactly, or an ID that is not one. `argument(key)` is the model's argument as n8n's engine gives it.
  */
-export function checkToolArguments(node: INode, itemIndex: number, argument: (key: string) => unknown): void {
+export function checkToolArguments(
+	node: INode,
+	itemIndex: number,
+	argument: (key: string) => unknown,
+): void {
 	for (const site of argumentSites(node)) {
 		for (const call of site.calls) {
 			const refuse = (problem: string, advice = 'Nothing was sent: call the tool again with it.') =>
-				new NodeOperationError(node, `The argument "${call.key}" ${problem}. ${whatItHolds(call)} ${advice}`, {
-					itemIndex,
-					description: `The AI model called the tool without a usable "${call.key}"; the tool's parameter "${String(site.path[0])}" reads it with $fromAI.`,
-				});
+				new NodeOperationError(
+					node,
+					`The argument "${call.key}" ${problem}. ${whatItHolds(call)} ${advice}`,
+					{
+						itemIndex,
+						description: `The AI model called the tool without a usable "${call.key}"; the tool's parameter "${String(site.path[0])}" reads it with $fromAI.`,
+					},
+				);
 			const given = argument(call.key);
 			if (given === undefined || given === null) {
 				if (call.defaultValue !== undefined) continue;
 				throw refuse('is missing');
 			}
 			const converted = asDeclaredType(given, call.type);
-			if (converted === undefined) throw refuse(`must be ${KIND[call.type ?? 'string']}, not ${JSON.stringify(given)}`);
+			if (converted === undefined)
+				throw refuse(`must be ${KIND[call.type ?? 'string']}, not ${JSON.stringify(given)}`);
 			const value = converted.value;
 			const inRecordFields = RECORD_FIELD_PARAMETERS.has(String(site.path[0]));
 			if (!inRecordFields && isBlank(value)) throw refuse('is empty');
 			if (holdsIds(node, site.path) && typeof value === 'string' && value.trim() !== '') {
-				const ids = String(site.path[0]) === 'recordId' ? [value.trim()] : value.split(',').map((id) => id.trim()).filter(Boolean);
+				const ids =
+					String(site.path[0]) === 'recordId'
+						? [value.trim()]
+						: value
+								.split(',')
+								.map((id) => id.trim())
+								.filter(Boolean);
 				const notAnId = ids.find((id) => !ID_FORM.test(id) && !RECORD_ADDRESS.test(id));
 				if (notAnId !== undefined) {
 					throw refuse(
@@ -160,14 +195,19 @@ export function withDeclaredTypes(saved: unknown, value: unknown): unknown {
 	if (typeof saved === 'string') {
 		if (!SINGLE_CALL.test(saved)) return value;
 		const calls = extractFromAICalls(saved);
-		return calls.length !== 1 || value === undefined || value === null ? value : (asDeclaredType(value, calls[0].type)?.value ?? value);
+		return calls.length !== 1 || value === undefined || value === null
+			? value
+			: (asDeclaredType(value, calls[0].type)?.value ?? value);
 	}
 	if (saved === null || typeof saved !== 'object' || value === null || typeof value !== 'object') {
 		// A record locator read with `extractValue`: the value is its ID, the saved parameter the locator.
 		const locator = saved as { __rl?: unknown; value?: unknown } | null;
-		return locator?.__rl === true && typeof value !== 'object' ? withDeclaredTypes(locator.value, value) : value;
+		return locator?.__rl === true && typeof value !== 'object'
+			? withDeclaredTypes(locator.value, value)
+			: value;
 	}
-	if (Array.isArray(value)) return value.map((element, index) => withDeclaredTypes((saved as unknown[])[index], element));
+	if (Array.isArray(value))
+		return value.map((element, index) => withDeclaredTypes((saved as unknown[])[index], element));
 	const converted: IDataObject = {};
 	for (const [key, element] of Object.entries(value as IDataObject)) {
 		converted[key] = withDeclaredTypes((saved as IDataObject)[key], element) as IDataObject[string];

@@ -19,36 +19,89 @@ export const describeTool = (p: any): string => {
 		const chosen = p.entityType === 'custom' ? p.customEntityType : p.entityType;
 		const type = fixed(chosen) ? chosen + ' record' : 'record (of the type in the arguments)';
 		const rows: any[] = (p.customFields && p.customFields.field) || [];
-		const fields = p.bodyMode === 'json' ? '' : list(p.bodyMode === 'mapper' ? Object.keys((p.columns && p.columns.value) || {}) : Object.keys(p.fields || {}).concat(rows.map((r) => r.name)));
+		const fields =
+			p.bodyMode === 'json'
+				? ''
+				: list(
+						p.bodyMode === 'mapper'
+							? Object.keys((p.columns && p.columns.value) || {})
+							: Object.keys(p.fields || {}).concat(rows.map((r) => r.name)),
+					);
 		const mapped = (p.columns && p.columns.value) || {};
 		const allowed =
 			p.bodyMode === 'mapper'
 				? ((p.columns && p.columns.schema) || [])
-						.filter((f: any) => f.options && f.options.length && mapped[f.id] !== undefined && mapped[f.id] !== null && mapped[f.id] !== '')
+						.filter(
+							(f: any) =>
+								f.options &&
+								f.options.length &&
+								mapped[f.id] !== undefined &&
+								mapped[f.id] !== null &&
+								mapped[f.id] !== '',
+						)
 						.map((f: any) => f.id + ': ' + f.options.map((o: any) => o.value).join(' | '))
 				: [];
-		const sets = (fields ? ' Fields it sets: ' + fields + '.' : '') + (allowed.length ? ' Allowed values: ' + allowed.join('; ') + '.' : '') + ' A value outside the allowed values of a field is refused with the list of them.';
-		const conditions = ((p.conditions && p.conditions.condition) || []).map((c: any) => c.attribute + ' ' + c.operator);
-		const select = p.listOptions && p.listOptions.select ? [].concat(p.listOptions.select).filter(fixed) : [];
+		const sets =
+			(fields ? ' Fields it sets: ' + fields + '.' : '') +
+			(allowed.length ? ' Allowed values: ' + allowed.join('; ') + '.' : '') +
+			' A value outside the allowed values of a field is refused with the list of them.';
+		const conditions = ((p.conditions && p.conditions.condition) || []).map(
+			(c: any) => c.attribute + ' ' + c.operator,
+		);
+		const select =
+			p.listOptions && p.listOptions.select ? [].concat(p.listOptions.select).filter(fixed) : [];
 		const selected = select.length ? 'their ID and ' + select.join(', ') : 'their fields';
-		const limit = p.returnAll ? '' : ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
+		const limit = p.returnAll
+			? ''
+			: ' (at most ' + (fixed(String(p.limit)) ? p.limit : 'the number in the arguments') + ')';
 		const link = p.link === 'custom' ? p.customLink : p.link;
-		const related = fixed(link) ? 'records of its relationship "' + link + '"' : 'records of the relationship in the arguments';
+		const related = fixed(link)
+			? 'records of its relationship "' + link + '"'
+			: 'records of the relationship in the arguments';
 		const operation = p.resource + '.' + p.operation;
 		const described: Record<string, string> = {
-			'record.create': 'Create one ' + type + ' in the CRM.' + sets + ' Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
-			'record.update': 'Update one ' + type + ' in the CRM, by its ID.' + sets + ' Returns the record as changed.',
-			'record.upsert': 'Create one ' + type + ' in the CRM, or update the one whose ' + (fixed(p.matchField) ? p.matchField : 'match field') + ' matches.' + sets + ' Returns the record.',
+			'record.create':
+				'Create one ' +
+				type +
+				' in the CRM.' +
+				sets +
+				' Returns the new record with its ID; when it looks like an existing record, nothing is created and the error names the existing record and its ID.',
+			'record.update':
+				'Update one ' + type + ' in the CRM, by its ID.' + sets + ' Returns the record as changed.',
+			'record.upsert':
+				'Create one ' +
+				type +
+				' in the CRM, or update the one whose ' +
+				(fixed(p.matchField) ? p.matchField : 'match field') +
+				' matches.' +
+				sets +
+				' Returns the record.',
 			'record.get': 'Get one ' + type + ' from the CRM by its ID.',
 			'record.delete': 'Delete one ' + type + ' from the CRM by its ID.',
-			'record.getMany': 'Find ' + type + 's in the CRM' + (conditions.length ? ' by ' + conditions.join(', ') : '') + limit + '. Returns ' + selected + ', "found: 0" when none match, and how many matched in all when there are more.',
-			'relationship.getManyRelated': 'List the ' + related + ', linked to one ' + type + limit + '. Returns ' + selected + '.',
+			'record.getMany':
+				'Find ' +
+				type +
+				's in the CRM' +
+				(conditions.length ? ' by ' + conditions.join(', ') : '') +
+				limit +
+				'. Returns ' +
+				selected +
+				', "found: 0" when none match, and how many matched in all when there are more.',
+			'relationship.getManyRelated':
+				'List the ' + related + ', linked to one ' + type + limit + '. Returns ' + selected + '.',
 			'relationship.link': 'Link one ' + type + ' to ' + related + ', by their IDs.',
 			'relationship.unlink': 'Unlink one ' + type + ' from ' + related + ', by their IDs.',
-			'stream.post': 'Post a note (Markdown) to the stream of one ' + type + ', by its ID, where the team sees it. Returns the note.',
-			'stream.getStream': 'List the notes of the stream of one ' + type + ', newest first' + limit + '.',
+			'stream.post':
+				'Post a note (Markdown) to the stream of one ' +
+				type +
+				', by its ID, where the team sees it. Returns the note.',
+			'stream.getStream':
+				'List the notes of the stream of one ' + type + ', newest first' + limit + '.',
 		};
-		return described[operation] || 'Record Management Service (CRM): ' + p.resource + ', ' + p.operation + '.';
+		return (
+			described[operation] ||
+			'Record Management Service (CRM): ' + p.resource + ', ' + p.operation + '.'
+		);
 	} catch (error) {
 		return 'Record Management Service (CRM)';
 	}
@@ -95,9 +148,14 @@ const toolDescriptionType: INodeProperties = {
 		{
 			name: 'Set Automatically',
 			value: 'auto',
-			description: 'Made from the settings below: what the tool does, on which entity type, with which fields, and what it returns',
+			description:
+				'Made from the settings below: what the tool does, on which entity type, with which fields, and what it returns',
 		},
-		{ name: 'Set Manually', value: 'manual', description: 'Your own words: what the tool does and when the model should use it' },
+		{
+			name: 'Set Manually',
+			value: 'manual',
+			description: 'Your own words: what the tool does and when the model should use it',
+		},
 	],
 	default: 'auto',
 	displayOptions: { show: { '@tool': [true], '@version': from(1.2) } },
@@ -118,10 +176,13 @@ const toolDescriptionText: INodeProperties = {
 	typeOptions: { rows: 4 },
 	required: true,
 	default: '',
-	placeholder: 'e.g. Find a contact by e-mail address. Use it first, before creating a lead for the sender.',
+	placeholder:
+		'e.g. Find a contact by e-mail address. Use it first, before creating a lead for the sender.',
 	description: 'What the AI model reads about this tool: what it does, and when to use it',
 	hint: 'Name the entity type and what the tool returns, so that the model tells tools apart. For a field with a fixed list of values (a status), list the values here or in its $fromAI description: n8n gives the model no list.',
-	displayOptions: { show: { '@tool': [true], '@version': from(1.2), toolDescriptionType: ['manual'] } },
+	displayOptions: {
+		show: { '@tool': [true], '@version': from(1.2), toolDescriptionType: ['manual'] },
+	},
 };
 
 /** Values that read as the blanks of a generated description: what the form's notice shows for each operation. */
@@ -148,13 +209,23 @@ function describedShapes(operationSelectors: INodeProperties[]): INodeProperties
 			const mapperNote = ['create', 'update', 'upsert'].includes(operation)
 				? ' With the Field Mapper, the allowed values of the mapped fields that have a list follow the fields.'
 				: '';
-			const ownWords = generated.startsWith('Record Management Service (CRM)') ? ' Choose Set Manually to say what the tool does and when to use it.' : '';
+			const ownWords = generated.startsWith('Record Management Service (CRM)')
+				? ' Choose Set Manually to say what the tool does and when to use it.'
+				: '';
 			return {
 				displayName: `The model reads: “${generated}”${mapperNote}${ownWords}`,
 				name: `toolDescriptionNotice_${resource}_${operation}`,
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { '@tool': [true], '@version': from(1.2), toolDescriptionType: ['auto'], resource: [resource], operation: [operation] } },
+				displayOptions: {
+					show: {
+						'@tool': [true],
+						'@version': from(1.2),
+						toolDescriptionType: ['auto'],
+						resource: [resource],
+						operation: [operation],
+					},
+				},
 			} satisfies INodeProperties;
 		}),
 	);
@@ -166,5 +237,11 @@ function describedShapes(operationSelectors: INodeProperties[]): INodeProperties
  * Management Service", the same for every entity type) unless the node declares `toolDescription`.
  */
 export function toolDescriptionFields(operationSelectors: INodeProperties[]): INodeProperties[] {
-	return [toolDescriptionV1, toolDescriptionType, toolDescriptionChosen, toolDescriptionText, ...describedShapes(operationSelectors)];
+	return [
+		toolDescriptionV1,
+		toolDescriptionType,
+		toolDescriptionChosen,
+		toolDescriptionText,
+		...describedShapes(operationSelectors),
+	];
 }

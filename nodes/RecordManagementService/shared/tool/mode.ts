@@ -15,7 +15,11 @@ export function runsAsTool(node: Pick<INode, 'type'>): boolean {
  * and nothing else, back to the agent (its workflow goes on), so what to do about it (the description users read
  * under the message) is told in the message too. Elsewhere the message stays as it is.
  */
-export function messageForModel(node: Pick<INode, 'type'>, message: string, description?: string): string {
+export function messageForModel(
+	node: Pick<INode, 'type'>,
+	message: string,
+	description?: string,
+): string {
 	if (!description || !runsAsTool(node)) return message;
 	return `${message}${/[.!?]$/.test(message) ? '' : '.'} ${description}`;
 }
@@ -28,6 +32,7 @@ export function messageForModel(node: Pick<INode, 'type'>, message: string, desc
 export function withAdviceForModel<E extends Error>(node: Pick<INode, 'type'>, error: E): E {
 	if (!runsAsTool(node) || !(error instanceof NodeApiError)) return error;
 	const plain = (error.errorResponse as { message?: unknown } | undefined)?.message;
-	if (typeof plain === 'string') error.message = messageForModel(node, plain, error.description ?? undefined);
+	if (typeof plain === 'string')
+		error.message = messageForModel(node, plain, error.description ?? undefined);
 	return error;
 }
