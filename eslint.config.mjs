@@ -7,7 +7,16 @@ import tsParser from '@typescript-eslint/parser';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 
 export default [
-	{ ignores: ['node_modules/**', 'test/**', 'scripts/**', '**/package-lock.json', 'gulpfile.js', 'jest.config.js'] },
+	{
+		ignores: [
+			'node_modules/**',
+			'test/**',
+			'scripts/**',
+			'**/package-lock.json',
+			'gulpfile.js',
+			'jest.config.js',
+		],
+	},
 	{ linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'off' } },
 	n8nCommunityNodesPlugin.configs.recommended,
 	{ rules: { 'no-console': 'error' } },

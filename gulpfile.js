@@ -8,7 +8,10 @@ async function clean() {
 
 /** tsc compiles the code; n8n also needs the icons and the codex files (*.node.json) beside it in dist/. */
 function copyAssets() {
-	return src(['nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], { base: '.', encoding: false }).pipe(dest('dist'));
+	return src(['nodes/**/*.{png,svg,json}', 'credentials/**/*.{png,svg}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest('dist'));
 }
 
 exports.clean = clean;

@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { apiBaseUrl, redirectDecision } from '../shared/addresses';
+import { apiBaseUrl, followRedirects } from '../shared/addresses';
 import { isBodyStream, parseJsonAnswer, readUpTo } from '../shared/answerBody';
 import { hmacAuthorization } from '../shared/hmac';
 
@@ -51,7 +51,8 @@ export class RecordManagementServiceApi implements ICredentialType {
 				{
 					name: 'EspoCRM 7 or Later',
 					value: 'espocrm',
-					description: 'EspoCRM: mass actions, lead conversion, unlink and e-mail sending in its own form',
+					description:
+						'EspoCRM: mass actions, lead conversion, unlink and e-mail sending in its own form',
 				},
 			],
 			default: 'standard',
@@ -154,8 +155,13 @@ export class RecordManagementServiceApi implements ICredentialType {
 		const client = clientKey(credentials);
 		const failedToken = String(credentials.accessToken ?? '');
 		const known = tokenRenewals.get(client);
-		const justIssued = known?.settledAt !== undefined && Date.now() - known.settledAt < SHARE_ISSUED_TOKEN_MS;
-		if (known && known.replaces === failedToken && (failedToken !== '' || known.settledAt === undefined || justIssued)) {
+		const justIssued =
+			known?.settledAt !== undefined && Date.now() - known.settledAt < SHARE_ISSUED_TOKEN_MS;
+		if (
+			known &&
+			known.replaces === failedToken &&
+			(failedToken !== '' || known.settledAt === undefined || justIssued)
+		) {
 			return { accessToken: await known.token };
 		}
 		const renewal: TokenRenewal = { replaces: failedToken, token: requestToken(this, credentials) };
@@ -181,15 +187,18 @@ export class RecordManagementServiceApi implements ICredentialType {
 		};
 		if (credentials.ignoreSslIssues === true) options.skipSslCertificateValidation = true;
 		// n8n's helper follows redirects and carries custom headers (X-Api-Key, X-Hmac-Authorization, Espo-Authorization)
-		// to any host, Authorization too by default. No request with a credential follows one: the node's transport
-		// follows those within the origin itself (redirectDecision), every other caller gets the 3xx as an error.
+		// to any host, Authorization too by default. No request with a credential follows one: the node's requests follow
+		// those within the origin themselves (followRedirects, shared/addresses.ts); every other caller gets the 3xx as an
+		// error.
 		options.disableFollowRedirect = true;
 		options.sendCredentialsOnCrossOriginRedirect = false;
 
 		const headers = options.headers as Record<string, string>;
 		switch (credentials.authentication as Scheme) {
 			case 'basic': {
-				const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+				const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString(
+					'base64',
+				);
 				headers.Authorization = `Basic ${pair}`;
 				// EspoCRM's own header survives web servers that strip Authorization before PHP sees it.
 				if (credentials.server === 'espocrm') headers['Espo-Authorization'] = pair;
@@ -239,14 +248,19 @@ const MAX_TOKEN_REDIRECTS = 3;
 /** The most of a token reply that is read: a token and its type and lifetime are a few hundred bytes. */
 const MAX_TOKEN_REPLY_BYTES = 64 * 1024;
 
-async function requestToken(helper: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<string> {
-	let url = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
-	let reply: { access_token?: unknown } | undefined;
-	for (let redirects = 0; ; redirects++) {
-		try {
+async function requestToken(
+	helper: IHttpRequestHelper,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<string> {
+	const tokenUrl = `${apiBaseUrl(credentials.baseUrl)}/Auth`;
+	const reply = await followRedirects({
+		from: () => tokenUrl,
+		method: 'POST',
+		max: MAX_TOKEN_REDIRECTS,
+		attempt: async (address) => {
 			const response = (await helper.helpers.httpRequest({
 				method: 'POST',
-				url,
+				url: address ?? tokenUrl,
 				headers: { 'Content-Type': 'application/json' },
 				body: {
 					grant_type: 'client_credentials',
@@ -255,7 +269,7 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 				},
 				json: true,
 				skipSslCertificateValidation: credentials.ignoreSslIssues === true,
-				// A 307 would post the client secret wherever it points: redirects are decided below.
+				// A 307 would post the client secret wherever it points: redirects are decided by followRedirects.
 				disableFollowRedirect: true,
 				sendCredentialsOnCrossOriginRedirect: false,
 				timeout: TOKEN_TIMEOUT_MS,
@@ -263,26 +277,41 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 				encoding: 'stream',
 				returnFullResponse: true,
 			})) as IN8nHttpFullResponse;
-			const bytes = isBodyStream(response.body) ? await readUpTo(response.body, MAX_TOKEN_REPLY_BYTES) : Buffer.from(String(response.body ?? ''));
+			const bytes = isBodyStream(response.body)
+				? await readUpTo(response.body, MAX_TOKEN_REPLY_BYTES)
+				: Buffer.from(String(response.body ?? ''));
 			if (bytes === undefined) {
 				throw new Error(
 					`The token reply of POST /Auth is larger than ${MAX_TOKEN_REPLY_BYTES / 1024} KB: the node stopped reading it. Check that the Base URL points at the API.`,
 				);
 			}
-			reply = parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
-			break;
-		} catch (error) {
-			const response = (error as { response?: { status?: number; headers?: Record<string, unknown>; data?: { destroy?: () => void } } }).response;
+			return parseJsonAnswer(bytes.toString('utf8')) as { access_token?: unknown } | undefined;
+		},
+		redirectOf: (outcome) => {
+			if (!('error' in outcome)) return undefined;
+			const response = (
+				outcome.error as {
+					response?: {
+						status?: number;
+						headers?: Record<string, unknown>;
+						data?: { destroy?: () => void };
+					};
+				}
+			).response;
 			const status = response?.status ?? 0;
-			if (status < 300 || status > 399 || response?.headers?.location === undefined) throw error;
+			if (status < 300 || status > 399 || response?.headers?.location === undefined)
+				return undefined;
 			// A redirect's own body is not read (other errors' bodies are, up to a bound, for their message).
 			response.data?.destroy?.();
-			const decision = redirectDecision(url, 'POST', status, response.headers.location);
-			if ('refuse' in decision) throw new Error(`POST /Auth: ${decision.refuse}. Check the Base URL of the credential.`);
-			if (redirects >= MAX_TOKEN_REDIRECTS) throw new Error(`POST /Auth was redirected more than ${MAX_TOKEN_REDIRECTS} times: check the Base URL of the credential.`);
-			url = decision.follow.href;
-		}
-	}
+			return { status, location: response.headers.location };
+		},
+		refuse: ({ message, tooMany }) =>
+			new Error(
+				message !== undefined
+					? `POST /Auth: ${message}. Check the Base URL of the credential.`
+					: `POST /Auth was redirected more than ${tooMany} times: check the Base URL of the credential.`,
+			),
+	});
 
 	if (typeof reply?.access_token !== 'string' || reply.access_token === '') {
 		throw new Error(
@@ -291,4 +320,3 @@ async function requestToken(helper: IHttpRequestHelper, credentials: ICredential
 	}
 	return reply.access_token;
 }
-

@@ -27,7 +27,12 @@ const env = require('../test/lib/n8n-env');
 const n8nServer = require('../test/lib/n8n-server');
 
 const REPO = env.REPO_ROOT;
-const OWNER = { email: 'dev@example.com', firstName: 'Dev', lastName: 'User', password: 'Sandbox-Dev-1' };
+const OWNER = {
+	email: 'dev@example.com',
+	firstName: 'Dev',
+	lastName: 'User',
+	password: 'Sandbox-Dev-1',
+};
 const { DEV_CREDENTIALS, devCredentialFiles } = require('../test/lib/dev-credentials');
 
 const CREDENTIAL = DEV_CREDENTIALS.standard;
@@ -39,9 +44,11 @@ const NODE_TYPE = `${env.PACKAGE_NAME}.recordManagementService`;
 const log = (m) => console.log(`[dev] ${m}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** n8n's REST API; a probe that hangs gives up after 10 s, so that waiting for n8n notices an exit in time. */
-const request = (method, url, options = {}) => n8nServer.request(method, url, { timeoutMs: 10000, ...options });
+const request = (method, url, options = {}) =>
+	n8nServer.request(method, url, { timeoutMs: 10000, ...options });
 /** A call to n8n once it is up: made again while n8n answers 503 "Database is not ready!" (see n8nServer.n8nRequest). */
-const n8nCall = (method, url, options = {}) => n8nServer.n8nRequest(method, url, { timeoutMs: 10000, ...options });
+const n8nCall = (method, url, options = {}) =>
+	n8nServer.n8nRequest(method, url, { timeoutMs: 10000, ...options });
 
 function portFree(port) {
 	return new Promise((resolve) => {
@@ -93,7 +100,8 @@ function stopAll(reason) {
 async function waitFor(what, fn, { timeoutMs = 180000, child } = {}) {
 	const t = Date.now();
 	for (;;) {
-		if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${child.name} exited while waiting for ${what}`);
+		if (child && (child.exitCode !== null || child.signalCode !== null))
+			throw new Error(`${child.name} exited while waiting for ${what}`);
 		try {
 			const v = await fn();
 			if (v) return v;
@@ -124,7 +132,8 @@ function livePackage(userFolder) {
 	fs.rmSync(folder, { recursive: true, force: true });
 	fs.mkdirSync(folder, { recursive: true });
 	fs.copyFileSync(path.join(REPO, 'package.json'), path.join(folder, 'package.json'));
-	const sync = () => fs.cpSync(path.join(REPO, 'dist'), path.join(folder, 'dist'), { recursive: true, force: true });
+	const sync = () =>
+		fs.cpSync(path.join(REPO, 'dist'), path.join(folder, 'dist'), { recursive: true, force: true });
 	sync();
 	return { folder, sync };
 }
@@ -145,13 +154,29 @@ async function buildAndWatch() {
 	let target;
 	let first;
 	const firstBuild = new Promise((resolve, reject) => (first = { resolve, reject }));
-	const copyAssets = () => env.run(process.execPath, [path.join(REPO, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build:icons'], { cwd: REPO, label: 'copy icons' });
+	const copyAssets = () =>
+		env.run(
+			process.execPath,
+			[path.join(REPO, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build:icons'],
+			{ cwd: REPO, label: 'copy icons' },
+		);
 	log('building, then rebuilding on every change (tsc --watch)');
 	fs.rmSync(path.join(REPO, 'dist'), { recursive: true, force: true });
-	const tsc = startChild('tsc --watch', process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'], {
-		cwd: REPO,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const tsc = startChild(
+		'tsc --watch',
+		process.execPath,
+		[
+			path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+			'-p',
+			'tsconfig.build.json',
+			'--watch',
+			'--preserveWatchOutput',
+		],
+		{
+			cwd: REPO,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	let output = '';
 	tsc.stdout.on('data', async (chunk) => {
 		output += chunk.toString();
@@ -160,7 +185,12 @@ async function buildAndWatch() {
 		const report = output;
 		output = '';
 		if (done[1] !== '0') {
-			console.log(`[dev] the build failed; the editor keeps the last good one:\n${report.split('\n').filter((l) => /error TS/.test(l)).join('\n')}`);
+			console.log(
+				`[dev] the build failed; the editor keeps the last good one:\n${report
+					.split('\n')
+					.filter((l) => /error TS/.test(l))
+					.join('\n')}`,
+			);
 			return first.reject(new Error('the first build failed'));
 		}
 		if (!target) {
@@ -196,14 +226,17 @@ async function main() {
 	const build = await buildAndWatch();
 
 	// persistent user folder
-	const userFolder = process.env.RMS_DEV_FOLDER ? path.resolve(process.env.RMS_DEV_FOLDER) : path.join(p.root, 'dev-user-folder');
+	const userFolder = process.env.RMS_DEV_FOLDER
+		? path.resolve(process.env.RMS_DEV_FOLDER)
+		: path.join(p.root, 'dev-user-folder');
 	if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
 	build.into(livePackage(userFolder));
 	const stateFile = path.join(userFolder, 'rms-dev-state.json');
 	// what was imported into n8n's database (forgotten when the database is gone)
 	const hasDb = fs.existsSync(path.join(userFolder, '.n8n', 'database.sqlite'));
-	const state = hasDb && fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : {};
+	const state =
+		hasDb && fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : {};
 	const saveState = () => fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 
 	const n8nPort = await pickPort(Number(process.env.N8N_PORT || 5678));
@@ -216,16 +249,25 @@ async function main() {
 	// sandbox
 	const sandboxLog = path.join(userFolder, 'sandbox.log');
 	const sandboxOut = fs.openSync(sandboxLog, 'a');
-	const sandbox = startChild('sandbox', process.execPath, [path.join(REPO, 'test', 'sandbox', 'cli.js')], {
-		cwd: REPO,
-		env: { ...process.env, SANDBOX_PORT: String(sandboxPort) },
-		stdio: ['ignore', sandboxOut, sandboxOut],
-	});
+	const sandbox = startChild(
+		'sandbox',
+		process.execPath,
+		[path.join(REPO, 'test', 'sandbox', 'cli.js')],
+		{
+			cwd: REPO,
+			env: { ...process.env, SANDBOX_PORT: String(sandboxPort) },
+			stdio: ['ignore', sandboxOut, sandboxOut],
+		},
+	);
 	const sandboxOrigin = `http://127.0.0.1:${sandboxPort}`;
-	await waitFor('the sandbox', async () => (await request('GET', `${sandboxOrigin}/api/v1/Contact`)).status > 0, {
-		timeoutMs: 20000,
-		child: sandbox,
-	}).catch((e) => {
+	await waitFor(
+		'the sandbox',
+		async () => (await request('GET', `${sandboxOrigin}/api/v1/Contact`)).status > 0,
+		{
+			timeoutMs: 20000,
+			child: sandbox,
+		},
+	).catch((e) => {
 		throw new Error(`${e.message}\n${tail(sandboxLog)}`);
 	});
 	log(`sandbox running at ${sandboxOrigin}/api/v1 (log: ${sandboxLog})`);
@@ -244,7 +286,9 @@ async function main() {
 	if (state.sandboxOrigin !== sandboxOrigin || state.credentials !== 2) {
 		const file = path.join(userFolder, 'rms-dev-credentials.json');
 		fs.writeFileSync(file, JSON.stringify(devCredentialFiles(sandboxOrigin)));
-		log(`importing the credentials "${CREDENTIAL.name}" and "${ESPO_CREDENTIAL.name}" (${sandboxOrigin})`);
+		log(
+			`importing the credentials "${CREDENTIAL.name}" and "${ESPO_CREDENTIAL.name}" (${sandboxOrigin})`,
+		);
 		const r = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${file}`]);
 		if (r.code !== 0) throw new Error(`import:credentials failed:\n${r.stdout}\n${r.stderr}`);
 		state.sandboxOrigin = sandboxOrigin;
@@ -276,7 +320,9 @@ async function main() {
 	const base = `http://localhost:${n8nPort}`;
 	n8n.exited.then((code) => {
 		if (!stopping && !n8n.stopping) {
-			console.error(`[dev] n8n exited unexpectedly (${code}). Last lines of ${n8nLog}:\n${tail(n8nLog)}`);
+			console.error(
+				`[dev] n8n exited unexpectedly (${code}). Last lines of ${n8nLog}:\n${tail(n8nLog)}`,
+			);
 			stopAll().then(() => process.exit(1));
 		}
 	});
@@ -286,19 +332,31 @@ async function main() {
 			stopAll().then(() => process.exit(1));
 		}
 	});
-	await waitFor('n8n /healthz', async () => (await request('GET', `${base}/healthz`)).status === 200, { child: n8n, timeoutMs: 240000 });
+	await waitFor(
+		'n8n /healthz',
+		async () => (await request('GET', `${base}/healthz`)).status === 200,
+		{ child: n8n, timeoutMs: 240000 },
+	);
 	// /healthz answers before the REST API is mounted (until then every path gets the editor's HTML)
-	await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, { child: n8n });
+	await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, {
+		child: n8n,
+	});
 
 	// owner account
 	const settings = (await n8nCall('GET', `${base}/rest/settings`)).json;
-	const needsSetup = settings && settings.data && settings.data.userManagement && settings.data.userManagement.showSetupOnFirstLoad;
+	const needsSetup =
+		settings &&
+		settings.data &&
+		settings.data.userManagement &&
+		settings.data.userManagement.showSetupOnFirstLoad;
 	if (needsSetup) {
 		const r = await n8nCall('POST', `${base}/rest/owner/setup`, { body: OWNER });
 		if (r.status !== 200) throw new Error(`owner setup failed: ${r.status} ${r.text}`);
 		log(`owner account created: ${OWNER.email}`);
 	}
-	const login = await n8nCall('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
+	const login = await n8nCall('POST', `${base}/rest/login`, {
+		body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password },
+	});
 	let loggedIn = login.status === 200;
 	const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
 
@@ -310,7 +368,9 @@ async function main() {
 			'==========================================================================',
 			` n8n editor:   ${base}   (ready after ${(startMs / 1000).toFixed(0)} s)`,
 			` log in with:  ${OWNER.email}  /  ${OWNER.password}`,
-			loggedIn ? '' : `   (could not log in with it: ${login.status} ${login.text.slice(0, 200)} — the owner was set up earlier with another password? RMS_DEV_RESET=1 npm run dev)`,
+			loggedIn
+				? ''
+				: `   (could not log in with it: ${login.status} ${login.text.slice(0, 200)} — the owner was set up earlier with another password? RMS_DEV_RESET=1 npm run dev)`,
 			` workflow:     ${base}/workflow/${wf.id}   "${wf.name}"`,
 			` credentials:  "${CREDENTIAL.name}" -> ${sandboxOrigin} (API key ${SANDBOX.apiKey})`,
 			`               "${ESPO_CREDENTIAL.name}": same server, EspoCRM dialect (lists of types and fields from its metadata)`,
@@ -339,35 +399,65 @@ async function main() {
 		if (loggedIn) {
 			const types = await request('GET', `${base}/types/nodes.json`, { cookie });
 			const hasNode = Array.isArray(types.json) && types.json.some((t) => t.name === NODE_TYPE);
-			if (!hasNode) problems.push(`node type ${NODE_TYPE} not in /types/nodes.json (${types.status})`);
+			if (!hasNode)
+				problems.push(`node type ${NODE_TYPE} not in /types/nodes.json (${types.status})`);
 			const ctypes = await request('GET', `${base}/types/credentials.json`, { cookie });
-			if (!(Array.isArray(ctypes.json) && ctypes.json.some((t) => t.name === 'recordManagementServiceApi')))
+			if (!(
+				Array.isArray(ctypes.json) &&
+				ctypes.json.some((t) => t.name === 'recordManagementServiceApi')
+			))
 				problems.push('credential type recordManagementServiceApi not in /types/credentials.json');
 			const creds = await request('GET', `${base}/rest/credentials`, { cookie });
 			for (const c of [CREDENTIAL, ESPO_CREDENTIAL])
 				if (!(creds.json && creds.json.data && creds.json.data.some((x) => x.id === c.id)))
-					problems.push(`credential ${c.id} not listed (${creds.status} ${creds.text.slice(0, 200)})`);
+					problems.push(
+						`credential ${c.id} not listed (${creds.status} ${creds.text.slice(0, 200)})`,
+					);
 			const wfr = await request('GET', `${base}/rest/workflows/${wf.id}`, { cookie });
-			if (wfr.status !== 200) problems.push(`workflow ${wf.id}: ${wfr.status} ${wfr.text.slice(0, 200)}`);
-			console.log(`[dev --check] node type listed: ${hasNode}; credential and workflow: ${problems.length ? 'see below' : 'present'}`);
+			if (wfr.status !== 200)
+				problems.push(`workflow ${wf.id}: ${wfr.status} ${wfr.text.slice(0, 200)}`);
+			console.log(
+				`[dev --check] node type listed: ${hasNode}; credential and workflow: ${problems.length ? 'see below' : 'present'}`,
+			);
 			// the editor's lists, read from the sandbox through the credential (loadOptions, resource mapper)
 			const dynamic = (what, body) =>
 				request('POST', `${base}/rest/dynamic-node-parameters/${what}`, {
 					cookie,
 					body: {
 						nodeTypeAndVersion: { name: NODE_TYPE, version: 1 },
-						credentials: { recordManagementServiceApi: { id: ESPO_CREDENTIAL.id, name: ESPO_CREDENTIAL.name } },
+						credentials: {
+							recordManagementServiceApi: { id: ESPO_CREDENTIAL.id, name: ESPO_CREDENTIAL.name },
+						},
 						...body,
 					},
 				});
-			const params = { resource: 'record', operation: 'create', entityType: 'Contact', bodyMode: 'mapper' };
-			const typeList = await dynamic('options', { path: 'entityType', methodName: 'getEntityTypes', currentNodeParameters: params });
+			const params = {
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Contact',
+				bodyMode: 'mapper',
+			};
+			const typeList = await dynamic('options', {
+				path: 'entityType',
+				methodName: 'getEntityTypes',
+				currentNodeParameters: params,
+			});
 			const typeNames = ((typeList.json && typeList.json.data) || []).map((o) => o.value);
-			if (!typeNames.includes('CProject')) problems.push(`entity type list: ${typeList.status} ${typeList.text.slice(0, 300)}`);
-			const mapper = await dynamic('resource-mapper-fields', { path: 'columns', methodName: 'getMappingFields', currentNodeParameters: params });
-			const fieldIds = ((mapper.json && mapper.json.data && mapper.json.data.fields) || []).map((f) => f.id);
-			if (!fieldIds.includes('doNotCall')) problems.push(`field mapper fields: ${mapper.status} ${mapper.text.slice(0, 300)}`);
-			console.log(`[dev --check] entity types from the sandbox: ${typeNames.join(', ')}; Contact mapper fields: ${fieldIds.length}`);
+			if (!typeNames.includes('CProject'))
+				problems.push(`entity type list: ${typeList.status} ${typeList.text.slice(0, 300)}`);
+			const mapper = await dynamic('resource-mapper-fields', {
+				path: 'columns',
+				methodName: 'getMappingFields',
+				currentNodeParameters: params,
+			});
+			const fieldIds = ((mapper.json && mapper.json.data && mapper.json.data.fields) || []).map(
+				(f) => f.id,
+			);
+			if (!fieldIds.includes('doNotCall'))
+				problems.push(`field mapper fields: ${mapper.status} ${mapper.text.slice(0, 300)}`);
+			console.log(
+				`[dev --check] entity types from the sandbox: ${typeNames.join(', ')}; Contact mapper fields: ${fieldIds.length}`,
+			);
 		}
 		// run the example workflow once, headless, against the running sandbox (n8n stopped first: one process per DB)
 		n8n.stopping = true;
@@ -377,13 +467,27 @@ async function main() {
 		await n8n.exited;
 		// judged by the execution it saved (the editor's n8n saves every execution), not by what it printed
 		const { executeAndRead, lastExecutionId } = require('../test/lib/saved-executions');
-		const ran = await executeAndRead({ p, n8nEnv, runN8n: env.runN8n, workflowId: wf.id, afterId: await lastExecutionId(p, userFolder) });
-		if (ran.problem) problems.push(`example workflow failed: ${ran.problem}\n${ran.res.stdout.slice(-3000)}\n${ran.res.stderr.slice(-2000)}`);
+		const ran = await executeAndRead({
+			p,
+			n8nEnv,
+			runN8n: env.runN8n,
+			workflowId: wf.id,
+			afterId: await lastExecutionId(p, userFolder),
+		});
+		if (ran.problem)
+			problems.push(
+				`example workflow failed: ${ran.problem}\n${ran.res.stdout.slice(-3000)}\n${ran.res.stderr.slice(-2000)}`,
+			);
 		else {
 			const runData = ran.execution.data.resultData.runData;
 			const count = (node) => (runData[node] ? runData[node][0].data.main[0].length : 0);
-			console.log(`[dev --check] example workflow: ${Object.keys(runData).map((n) => `${n}: ${count(n)} item(s)`).join(', ')}`);
-			for (const n of Object.keys(runData)) if (count(n) === 0) problems.push(`example workflow: node "${n}" returned no item`);
+			console.log(
+				`[dev --check] example workflow: ${Object.keys(runData)
+					.map((n) => `${n}: ${count(n)} item(s)`)
+					.join(', ')}`,
+			);
+			for (const n of Object.keys(runData))
+				if (count(n) === 0) problems.push(`example workflow: node "${n}" returned no item`);
 		}
 		ok = problems.length === 0;
 		for (const pr of problems) console.log(`[dev --check] PROBLEM: ${pr}`);
@@ -423,12 +527,16 @@ async function espocrmDev() {
 		await espoReady.then((e) => e.stop()).catch(() => {});
 		log('stopped EspoCRM');
 	};
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => stopBoth(`${sig}: stopping`).then(() => process.exit(0)));
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+		process.on(sig, () => stopBoth(`${sig}: stopping`).then(() => process.exit(0)));
 	try {
-		if (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'tsc'))) await env.runNpm(['ci', '--no-audit', '--no-fund']);
+		if (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'tsc')))
+			await env.runNpm(['ci', '--no-audit', '--no-fund']);
 		const p = await env.ensureN8n();
 		const build = await buildAndWatch();
-		const userFolder = process.env.RMS_DEV_FOLDER ? path.resolve(process.env.RMS_DEV_FOLDER) : path.join(p.root, 'dev-user-folder');
+		const userFolder = process.env.RMS_DEV_FOLDER
+			? path.resolve(process.env.RMS_DEV_FOLDER)
+			: path.join(p.root, 'dev-user-folder');
 		if (process.env.RMS_DEV_RESET) fs.rmSync(userFolder, { recursive: true, force: true });
 		fs.mkdirSync(userFolder, { recursive: true });
 		build.into(livePackage(userFolder));
@@ -445,17 +553,33 @@ async function espocrmDev() {
 		const file = path.join(userFolder, 'rms-dev-espocrm-credentials.json');
 		fs.writeFileSync(file, JSON.stringify(creds));
 		const imported = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${file}`]);
-		if (imported.code !== 0) throw new Error(`import:credentials failed:\n${imported.stdout}\n${imported.stderr}`);
+		if (imported.code !== 0)
+			throw new Error(`import:credentials failed:\n${imported.stdout}\n${imported.stderr}`);
 
 		const n8nLog = path.join(userFolder, 'n8n.log');
 		fs.writeFileSync(n8nLog, '');
-		const n8n = startChild('n8n', p.nodeBin, [p.n8nBin, 'start'], { cwd: userFolder, env: n8nEnv, stdio: ['ignore', fs.openSync(n8nLog, 'a'), fs.openSync(n8nLog, 'a')] });
+		const n8n = startChild('n8n', p.nodeBin, [p.n8nBin, 'start'], {
+			cwd: userFolder,
+			env: n8nEnv,
+			stdio: ['ignore', fs.openSync(n8nLog, 'a'), fs.openSync(n8nLog, 'a')],
+		});
 		const base = `http://localhost:${n8nPort}`;
-		await waitFor('n8n REST API', async () => (await request('GET', `${base}/rest/settings`)).json, { child: n8n, timeoutMs: 240000 });
+		await waitFor(
+			'n8n REST API',
+			async () => (await request('GET', `${base}/rest/settings`)).json,
+			{ child: n8n, timeoutMs: 240000 },
+		);
 		const settings = (await n8nCall('GET', `${base}/rest/settings`)).json;
-		if (settings && settings.data && settings.data.userManagement && settings.data.userManagement.showSetupOnFirstLoad)
+		if (
+			settings &&
+			settings.data &&
+			settings.data.userManagement &&
+			settings.data.userManagement.showSetupOnFirstLoad
+		)
 			await n8nCall('POST', `${base}/rest/owner/setup`, { body: OWNER });
-		const login = await n8nCall('POST', `${base}/rest/login`, { body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password } });
+		const login = await n8nCall('POST', `${base}/rest/login`, {
+			body: { emailOrLdapLoginId: OWNER.email, password: OWNER.password },
+		});
 		const cookie = (login.headers['set-cookie'] || []).map((c) => c.split(';')[0]).join('; ');
 		console.log(
 			[
@@ -469,7 +593,9 @@ async function espocrmDev() {
 				`               outgoing mail goes to an SMTP sink that prints it here`,
 				` credentials:  ${creds.map((c) => `"${c.name}"`).join(', ')}`,
 				` logs:         ${n8nLog}, ${espo.logs.php}`,
-				watching ? ' Changes to the node are rebuilt and reloaded by n8n within seconds: reopen the node to see them.' : '',
+				watching
+					? ' Changes to the node are rebuilt and reloaded by n8n within seconds: reopen the node to see them.'
+					: '',
 				' Ctrl-C stops n8n and EspoCRM.',
 				'==========================================================================',
 				'',
@@ -479,7 +605,8 @@ async function espocrmDev() {
 		);
 		let printed = 0;
 		setInterval(() => {
-			for (const m of espo.smtp.messages.slice(printed)) log(`mail to ${m.to.join(', ')}: ${m.subject}`);
+			for (const m of espo.smtp.messages.slice(printed))
+				log(`mail to ${m.to.join(', ')}: ${m.subject}`);
 			printed = espo.smtp.messages.length;
 		}, 1000).unref();
 		if (checkMode) {
@@ -499,14 +626,31 @@ async function espocrmDev() {
 			const ui = await request('GET', `${espo.origin}/`);
 			// the credential's Test button, as the editor calls it: each credential, and the API key one with a wrong key
 			const tests = [];
-			for (const cred of [...creds, { ...creds[0], name: 'wrong key', data: { ...creds[0].data, apiKey: 'wrong-key' } }]) {
-				const t = await request('POST', `${base}/rest/credentials/test`, { cookie, body: { credentials: cred } });
+			for (const cred of [
+				...creds,
+				{ ...creds[0], name: 'wrong key', data: { ...creds[0].data, apiKey: 'wrong-key' } },
+			]) {
+				const t = await request('POST', `${base}/rest/credentials/test`, {
+					cookie,
+					body: { credentials: cred },
+				});
 				const d = (t.json && t.json.data) || {};
-				tests.push(`${cred.name}: ${d.status || `${t.status} ${t.text.slice(0, 200)}`}${d.message ? ` (${d.message})` : ''}`);
+				tests.push(
+					`${cred.name}: ${d.status || `${t.status} ${t.text.slice(0, 200)}`}${d.message ? ` (${d.message})` : ''}`,
+				);
 			}
-			const testsOk = tests.slice(0, -1).every((t) => /: OK/.test(t)) && !/: OK/.test(tests[tests.length - 1]);
-			const ok = login.status === 200 && names.includes('Contact') && names.includes('Meeting') && ui.status === 200 && /EspoCRM/.test(ui.text) && testsOk;
-			console.log(`[dev --espocrm --check] login ${login.status}; entity types from EspoCRM: ${names.join(', ') || `${r.status} ${r.text.slice(0, 300)}`}; web UI ${ui.status}`);
+			const testsOk =
+				tests.slice(0, -1).every((t) => /: OK/.test(t)) && !/: OK/.test(tests[tests.length - 1]);
+			const ok =
+				login.status === 200 &&
+				names.includes('Contact') &&
+				names.includes('Meeting') &&
+				ui.status === 200 &&
+				/EspoCRM/.test(ui.text) &&
+				testsOk;
+			console.log(
+				`[dev --espocrm --check] login ${login.status}; entity types from EspoCRM: ${names.join(', ') || `${r.status} ${r.text.slice(0, 300)}`}; web UI ${ui.status}`,
+			);
 			console.log(`[dev --espocrm --check] credential tests: ${tests.join('; ')}`);
 			await stopBoth();
 			process.exit(ok ? 0 : 1);

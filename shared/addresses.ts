@@ -28,16 +28,31 @@ export type RedirectDecision = { follow: URL } | { refuse: string };
  * change into a read (301, 302 or 303 of anything but GET) is refused as well: the change would be lost silently.
  * The message names the origin it pointed to, never its path or query (they may carry tokens).
  */
-export function redirectDecision(from: string, method: string | undefined, status: number, location: unknown): RedirectDecision {
+export function redirectDecision(
+	from: string,
+	method: string | undefined,
+	status: number,
+	location: unknown,
+): RedirectDecision {
 	const source = new URL(from);
 	let target: URL;
 	try {
 		target = new URL(String(location ?? ''), source);
 	} catch {
-		return { refuse: `The server redirected the request (${status}) to an address that is not one ("${String(location).slice(0, 100).replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")` };
+		return {
+			refuse: `The server redirected the request (${status}) to an address that is not one ("${String(
+				location,
+			)
+				.slice(0, 100)
+				.replace(/\/\/[^/@\s]*@/, '//[redacted]@')}")`,
+		};
 	}
 	if (target.origin !== source.origin) {
-		if (source.protocol === 'http:' && target.protocol === 'https:' && target.hostname === source.hostname) {
+		if (
+			source.protocol === 'http:' &&
+			target.protocol === 'https:' &&
+			target.hostname === source.hostname
+		) {
 			return {
 				refuse: `The server redirects http:// to https:// (${status} to ${target.origin}). Put ${target.origin} in the credential's Base URL: the node does not follow, because the credentials were already sent unencrypted and would be sent again`,
 			};
@@ -53,4 +68,61 @@ export function redirectDecision(from: string, method: string | undefined, statu
 		};
 	}
 	return { follow: target };
+}
+
+/** A redirect a request met: its status and where it points. */
+export interface Redirected {
+	status: number;
+	location: unknown;
+}
+
+/** Why a redirect was not followed: `redirectDecision`'s message, or `tooMany` when the most were followed already. */
+export interface RedirectRefusal {
+	status: number;
+	message?: string;
+	tooMany?: number;
+}
+
+/**
+ * One request that follows the redirects it meets, as `redirectDecision` allows and `max` times at most: the one way
+ * the node's requests, the credential's token request and the credential test follow redirects (each turns n8n's
+ * own following off). `attempt` sends to an address (`hops` redirects after the first); `redirectOf` tells a redirect
+ * in what it answered or threw; `refuse` makes the error of a redirect not followed. `from` is the first address,
+ * asked for only when a redirect comes (the request was sent, so it is one).
+ */
+export async function followRedirects<T>(request: {
+	from: () => string;
+	method: string | undefined;
+	max: number;
+	attempt: (address: string | undefined, hops: number) => Promise<T>;
+	redirectOf: (
+		outcome: { answer: T } | { error: unknown },
+	) => Promise<Redirected | undefined> | Redirected | undefined;
+	refuse: (refusal: RedirectRefusal) => Error;
+}): Promise<T> {
+	let address: string | undefined;
+	for (let hops = 0; ; hops++) {
+		let outcome: { answer: T } | { error: unknown };
+		try {
+			outcome = { answer: await request.attempt(address, hops) };
+		} catch (error) {
+			outcome = { error };
+		}
+		const redirected = await request.redirectOf(outcome);
+		if (!redirected) {
+			if ('error' in outcome) throw outcome.error;
+			return outcome.answer;
+		}
+		const decision = redirectDecision(
+			(address ??= request.from()),
+			request.method,
+			redirected.status,
+			redirected.location,
+		);
+		if ('refuse' in decision)
+			throw request.refuse({ status: redirected.status, message: decision.refuse });
+		if (hops >= request.max)
+			throw request.refuse({ status: redirected.status, tooMany: request.max });
+		address = decision.follow.href;
+	}
 }

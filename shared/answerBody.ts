@@ -9,7 +9,12 @@ interface BodyStream extends AsyncIterable<Buffer | string> {
 }
 
 export function isBodyStream(value: unknown): value is BodyStream {
-	return typeof value === 'object' && value !== null && typeof (value as BodyStream)[Symbol.asyncIterator] === 'function' && 'pipe' in value;
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as BodyStream)[Symbol.asyncIterator] === 'function' &&
+		'pipe' in value
+	);
 }
 
 /** Reads a body up to `limit` bytes; `undefined` when it is longer (the stream is then closed, the rest never read). */

@@ -22,7 +22,12 @@ beforeEach(() => {
 	bed.sandbox.setDialect('both');
 });
 
-const SECRETS = ['sandbox-api-key', 'sandbox-password', 'sandbox-client-secret', 'sandbox-hmac-secret'];
+const SECRETS = [
+	'sandbox-api-key',
+	'sandbox-password',
+	'sandbox-client-secret',
+	'sandbox-hmac-secret',
+];
 
 const getContact = (id: string) => ({
 	resource: 'record',
@@ -31,10 +36,15 @@ const getContact = (id: string) => ({
 	recordId: { __rl: true, mode: 'id', value: id },
 });
 
-const getEachContact = { ...getContact(''), recordId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } };
+const getEachContact = {
+	...getContact(''),
+	recordId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+};
 
 function contacts(count: number) {
-	return Array.from({ length: count }, (_, i) => bed.sandbox.store.create('Contact', { firstName: 'N', lastName: `C${i}` }));
+	return Array.from({ length: count }, (_, i) =>
+		bed.sandbox.store.create('Contact', { firstName: 'N', lastName: `C${i}` }),
+	);
 }
 
 /** Everything a run leaves behind for the user: output items, the node's error and the run data, serialized. */
@@ -52,7 +62,9 @@ function everything(result: RunResult): string {
 		}
 		return out;
 	};
-	return JSON.stringify(walk({ items: result.items, error: result.error, runData: result.run.data.resultData }, 0));
+	return JSON.stringify(
+		walk({ items: result.items, error: result.error, runData: result.run.data.resultData }, 0),
+	);
 }
 
 function bearerOf(request: RecordedRequest) {
@@ -71,19 +83,22 @@ describe('headers of each scheme, as the sandbox receives them', () => {
 		expect(request.headers['espo-authorization']).toBeUndefined();
 	});
 
-	test.each(['standard', 'espocrm'] as const)('Basic with server %s: Authorization, and Espo-Authorization for EspoCRM only', async (server) => {
-		bed.sandbox.setDialect(server);
-		bed.use('basic', server);
-		const [contact] = contacts(1);
-		const result = await bed.run(getContact(contact.id));
-		expect(result.error).toBeUndefined();
-		const pair = Buffer.from('admin:sandbox-password').toString('base64');
-		const [request] = bed.received();
-		expect(request.status).toBe(200);
-		expect(request.headers.authorization).toBe(`Basic ${pair}`);
-		expect(request.headers['espo-authorization']).toBe(server === 'espocrm' ? pair : undefined);
-		expect(request.headers['x-api-key']).toBeUndefined();
-	});
+	test.each(['standard', 'espocrm'] as const)(
+		'Basic with server %s: Authorization, and Espo-Authorization for EspoCRM only',
+		async (server) => {
+			bed.sandbox.setDialect(server);
+			bed.use('basic', server);
+			const [contact] = contacts(1);
+			const result = await bed.run(getContact(contact.id));
+			expect(result.error).toBeUndefined();
+			const pair = Buffer.from('admin:sandbox-password').toString('base64');
+			const [request] = bed.received();
+			expect(request.status).toBe(200);
+			expect(request.headers.authorization).toBe(`Basic ${pair}`);
+			expect(request.headers['espo-authorization']).toBe(server === 'espocrm' ? pair : undefined);
+			expect(request.headers['x-api-key']).toBeUndefined();
+		},
+	);
 
 	test('OAuth 2.0: POST /Auth with the client credentials as JSON, then Bearer', async () => {
 		bed.sandbox.setDialect('standard');
@@ -95,7 +110,11 @@ describe('headers of each scheme, as the sandbox receives them', () => {
 		expect(bed.received()).toHaveLength(2);
 		expect(auth).toMatchObject({ method: 'POST', path: '/Auth', status: 200 });
 		expect(auth.headers['content-type']).toMatch(/application\/json/);
-		expect(auth.body).toEqual({ grant_type: 'client_credentials', client_id: expect.stringMatching(/^sandbox-client-\d+$/), client_secret: 'sandbox-client-secret' });
+		expect(auth.body).toEqual({
+			grant_type: 'client_credentials',
+			client_id: expect.stringMatching(/^sandbox-client-\d+$/),
+			client_secret: 'sandbox-client-secret',
+		});
 		expect(auth.headers.authorization).toBeUndefined();
 		expect(get).toMatchObject({ method: 'GET', path: `/Contact/${contact.id}`, status: 200 });
 		const token = bed.store.get('rms').accessToken;
@@ -107,12 +126,26 @@ describe('headers of each scheme, as the sandbox receives them', () => {
 		bed.sandbox.setDialect('espocrm');
 		bed.use('hmac', 'espocrm');
 		contacts(2);
-		const list = await bed.run({ resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: false, limit: 1 });
+		const list = await bed.run({
+			resource: 'record',
+			operation: 'getMany',
+			entityType: 'Contact',
+			returnAll: false,
+			limit: 1,
+		});
 		expect(list.error).toBeUndefined();
-		const created = await bed.run({ resource: 'record', operation: 'create', entityType: 'Contact', fields: { lastName: 'Signed' } });
+		const created = await bed.run({
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Contact',
+			fields: { lastName: 'Signed' },
+		});
 		expect(created.error).toBeUndefined();
 		const sign = (what: string) =>
-			Buffer.concat([Buffer.from('sandbox-hmac-key:'), createHmac('sha256', 'sandbox-hmac-secret').update(what).digest()]).toString('base64');
+			Buffer.concat([
+				Buffer.from('sandbox-hmac-key:'),
+				createHmac('sha256', 'sandbox-hmac-secret').update(what).digest(),
+			]).toString('base64');
 		const [get, post] = bed.received();
 		expect(get).toMatchObject({ method: 'GET', path: '/Contact', status: 200 });
 		expect(get.rawQuery).not.toBe('');
@@ -141,7 +174,9 @@ describe('Base URL', () => {
 		const started = Date.now();
 		const result = await bed.run(getContact('abc'));
 		expect(result.error).toBeDefined();
-		expect(`${result.error?.message} ${result.error?.description}`).toContain('Base URL must start with http:// or https://');
+		expect(`${result.error?.message} ${result.error?.description}`).toContain(
+			'Base URL must start with http:// or https://',
+		);
 		expect(bed.received()).toEqual([]);
 		// Not resent as if the server were unreachable.
 		expect(Date.now() - started).toBeLessThan(2000);
@@ -170,7 +205,9 @@ describe('OAuth 2.0 token', () => {
 		const token = bed.store.get('rms').accessToken;
 		const gets = bed.received('GET');
 		expect(gets).toHaveLength(35);
-		expect(gets.every((request) => request.status === 200 && bearerOf(request) === token)).toBe(true);
+		expect(gets.every((request) => request.status === 200 && bearerOf(request) === token)).toBe(
+			true,
+		);
 	});
 
 	test('a token that stops working between runs is renewed once; every item succeeds', async () => {
@@ -199,7 +236,8 @@ describe('OAuth 2.0 token', () => {
 		bed.sandbox.faults.latencyMs = 20;
 		let answered = 0;
 		onRequest = (request) => {
-			if (request.method === 'GET' && request.status === 200 && ++answered === 6) bed.sandbox.expireTokens();
+			if (request.method === 'GET' && request.status === 200 && ++answered === 6)
+				bed.sandbox.expireTokens();
 		};
 		const result = await bed.run(getEachContact, items);
 		expect(result.error).toBeUndefined();
@@ -208,14 +246,19 @@ describe('OAuth 2.0 token', () => {
 		expect(bed.sandbox.tokensIssued).toBe(2);
 		expect(bed.received('GET').filter((request) => request.status === 200)).toHaveLength(20);
 		// Several requests were in flight with the old token when it stopped working.
-		expect(bed.received('GET').filter((request) => request.status === 401).length).toBeGreaterThan(1);
+		expect(bed.received('GET').filter((request) => request.status === 401).length).toBeGreaterThan(
+			1,
+		);
 		expect(bearerOf(bed.received('GET').at(-1)!)).toBe(bed.store.get('rms').accessToken);
 	});
 
 	test('a wrong client secret fails clearly, after a few requests, without a loop', async () => {
 		bed.use('oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-client-secret' });
 		const records = contacts(10);
-		const result = await bed.run(getEachContact, records.map((record) => ({ id: record.id })));
+		const result = await bed.run(
+			getEachContact,
+			records.map((record) => ({ id: record.id })),
+		);
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.httpCode).toBe('401');
 		expect(result.error?.message).toMatch(/did not accept the credentials/);
@@ -226,7 +269,13 @@ describe('OAuth 2.0 token', () => {
 	});
 
 	test('a token reply without access_token is an error naming the field', async () => {
-		bed.sandbox.faults.failNext({ method: 'POST', pathPrefix: '/Auth', status: 200, body: { token_type: 'Bearer' }, count: 20 });
+		bed.sandbox.faults.failNext({
+			method: 'POST',
+			pathPrefix: '/Auth',
+			status: 200,
+			body: { token_type: 'Bearer' },
+			count: 20,
+		});
 		const [contact] = contacts(1);
 		// No resends, to keep this quick: the Base URL test above shows the resending of such errors.
 		const result = await bed.run({ ...getContact(contact.id), requestSettings: { maxRetries: 0 } });
@@ -242,19 +291,24 @@ describe('refused credentials', () => {
 		['apiKey', { apiKey: 'wrong-api-key' }],
 		['basic', { password: 'wrong-password' }],
 		['hmac', { secretKey: 'wrong-hmac-secret' }],
-	] as Array<[Scheme, IDataObject]>)('%s: NodeApiError 401 that says to check the credential', async (scheme, wrong) => {
-		bed.use(scheme, 'standard', wrong);
-		const [contact] = contacts(1);
-		const result = await bed.run(getContact(contact.id));
-		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.httpCode).toBe('401');
-		expect(result.error?.message).toContain('(401)');
-		expect(result.error?.description).toMatch(/Check the authentication settings of the credential/);
-		// n8n-core resends a request once after a 401 (after preAuthentication), whatever the credential type.
-		expect(bed.received().length).toBeGreaterThanOrEqual(1);
-		expect(bed.received().length).toBeLessThanOrEqual(2);
-		expect(bed.received().every((request) => request.status === 401)).toBe(true);
-	});
+	] as Array<[Scheme, IDataObject]>)(
+		'%s: NodeApiError 401 that says to check the credential',
+		async (scheme, wrong) => {
+			bed.use(scheme, 'standard', wrong);
+			const [contact] = contacts(1);
+			const result = await bed.run(getContact(contact.id));
+			expect(result.error?.name).toBe('NodeApiError');
+			expect(result.error?.httpCode).toBe('401');
+			expect(result.error?.message).toContain('(401)');
+			expect(result.error?.description).toMatch(
+				/Check the authentication settings of the credential/,
+			);
+			// n8n-core resends a request once after a 401 (after preAuthentication), whatever the credential type.
+			expect(bed.received().length).toBeGreaterThanOrEqual(1);
+			expect(bed.received().length).toBeLessThanOrEqual(2);
+			expect(bed.received().every((request) => request.status === 401)).toBe(true);
+		},
+	);
 });
 
 describe('secrets never reach output items or errors', () => {
@@ -265,36 +319,43 @@ describe('secrets never reach output items or errors', () => {
 		['hmac', { secretKey: 'wrong-hmac-secret' }],
 	];
 
-	test.each(schemes)('%s: success, a failed request and refused credentials', async (scheme, wrong) => {
-		const [contact] = contacts(1);
-		const texts: string[] = [];
-		bed.use(scheme, 'standard');
-		const ok = await bed.run(getContact(contact.id));
-		expect(ok.error).toBeUndefined();
-		texts.push(everything(ok));
-		const token = bed.store.get('rms').accessToken as string;
-		if (scheme === 'oAuth2ClientCredentials') expect(token).not.toBe('');
+	test.each(schemes)(
+		'%s: success, a failed request and refused credentials',
+		async (scheme, wrong) => {
+			const [contact] = contacts(1);
+			const texts: string[] = [];
+			bed.use(scheme, 'standard');
+			const ok = await bed.run(getContact(contact.id));
+			expect(ok.error).toBeUndefined();
+			texts.push(everything(ok));
+			const token = bed.store.get('rms').accessToken as string;
+			if (scheme === 'oAuth2ClientCredentials') expect(token).not.toBe('');
 
-		const missing = await bed.run(getContact('missing'));
-		expect(missing.error?.httpCode).toBe('404');
-		texts.push(everything(missing));
-		const missingContinued = await bed.run(getContact('missing'), [{}], { onError: 'continueRegularOutput' });
-		expect(missingContinued.json[0].error).toBeDefined();
-		texts.push(everything(missingContinued));
+			const missing = await bed.run(getContact('missing'));
+			expect(missing.error?.httpCode).toBe('404');
+			texts.push(everything(missing));
+			const missingContinued = await bed.run(getContact('missing'), [{}], {
+				onError: 'continueRegularOutput',
+			});
+			expect(missingContinued.json[0].error).toBeDefined();
+			texts.push(everything(missingContinued));
 
-		bed.use(scheme, 'standard', wrong);
-		const refused = await bed.run(getContact(contact.id));
-		expect(refused.error?.httpCode).toBe('401');
-		texts.push(everything(refused));
-		const refusedContinued = await bed.run(getContact(contact.id), [{}], { onError: 'continueRegularOutput' });
-		expect(refusedContinued.json[0].error).toBeDefined();
-		texts.push(everything(refusedContinued));
+			bed.use(scheme, 'standard', wrong);
+			const refused = await bed.run(getContact(contact.id));
+			expect(refused.error?.httpCode).toBe('401');
+			texts.push(everything(refused));
+			const refusedContinued = await bed.run(getContact(contact.id), [{}], {
+				onError: 'continueRegularOutput',
+			});
+			expect(refusedContinued.json[0].error).toBeDefined();
+			texts.push(everything(refusedContinued));
 
-		const secrets = [...SECRETS, ...Object.values(wrong).map(String), ...(token ? [token] : [])];
-		for (const text of texts) {
-			for (const secret of secrets) expect(text).not.toContain(secret);
-		}
-	});
+			const secrets = [...SECRETS, ...Object.values(wrong).map(String), ...(token ? [token] : [])];
+			for (const text of texts) {
+				for (const secret of secrets) expect(text).not.toContain(secret);
+			}
+		},
+	);
 
 	const everyScheme: Array<[Scheme, 'standard' | 'espocrm']> = [
 		['apiKey', 'standard'],
@@ -303,30 +364,39 @@ describe('secrets never reach output items or errors', () => {
 		['hmac', 'espocrm'],
 	];
 
-	test.each(everyScheme)('%s (%s): a proxy that echoes the request headers into its reason and body has every credential value and header redacted', async (scheme, server) => {
-		bed.sandbox.setDialect(server);
-		bed.use(scheme, server);
-		const [contact] = contacts(1);
-		// A misconfigured proxy: 502 with the request's headers in X-Status-Reason and in the JSON body.
-		bed.sandbox.faults.failNext({ status: 502, count: 2, echoRequestHeaders: true, pathPrefix: `/Contact/${contact.id}` });
-		const parameters = { ...getContact(contact.id), requestSettings: { maxRetries: 0 } };
-		const failed = await bed.run(parameters);
-		const continued = await bed.run(parameters, [{}], { onError: 'continueRegularOutput' });
-		const [echoed] = bed.received('GET').filter((request) => request.status === 502);
-		// What the request carried, as the proxy saw it: every authentication header value.
-		const sent = ['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization']
-			.map((name) => echoed.headers[name])
-			.filter((value): value is string => typeof value === 'string')
-			.flatMap((value) => [value, value.replace(/^(Bearer|Basic)\s+/i, '')]);
-		expect(sent.length).toBeGreaterThan(0);
-		expect(failed.error?.httpCode).toBe('502');
-		expect(failed.error?.message).toContain('[redacted]');
-		const token = bed.store.get('rms').accessToken as string;
-		expect(continued.json[0].error).toBeDefined();
-		for (const text of [everything(failed), everything(continued)]) {
-			for (const secret of [...SECRETS, ...sent, ...(token ? [token] : [])]) expect(text).not.toContain(secret);
-		}
-	});
+	test.each(everyScheme)(
+		'%s (%s): a proxy that echoes the request headers into its reason and body has every credential value and header redacted',
+		async (scheme, server) => {
+			bed.sandbox.setDialect(server);
+			bed.use(scheme, server);
+			const [contact] = contacts(1);
+			// A misconfigured proxy: 502 with the request's headers in X-Status-Reason and in the JSON body.
+			bed.sandbox.faults.failNext({
+				status: 502,
+				count: 2,
+				echoRequestHeaders: true,
+				pathPrefix: `/Contact/${contact.id}`,
+			});
+			const parameters = { ...getContact(contact.id), requestSettings: { maxRetries: 0 } };
+			const failed = await bed.run(parameters);
+			const continued = await bed.run(parameters, [{}], { onError: 'continueRegularOutput' });
+			const [echoed] = bed.received('GET').filter((request) => request.status === 502);
+			// What the request carried, as the proxy saw it: every authentication header value.
+			const sent = ['authorization', 'x-api-key', 'espo-authorization', 'x-hmac-authorization']
+				.map((name) => echoed.headers[name])
+				.filter((value): value is string => typeof value === 'string')
+				.flatMap((value) => [value, value.replace(/^(Bearer|Basic)\s+/i, '')]);
+			expect(sent.length).toBeGreaterThan(0);
+			expect(failed.error?.httpCode).toBe('502');
+			expect(failed.error?.message).toContain('[redacted]');
+			const token = bed.store.get('rms').accessToken as string;
+			expect(continued.json[0].error).toBeDefined();
+			for (const text of [everything(failed), everything(continued)]) {
+				for (const secret of [...SECRETS, ...sent, ...(token ? [token] : [])])
+					expect(text).not.toContain(secret);
+			}
+		},
+	);
 });
 
 describe('the credential test (the Test button, and Save), as n8n runs it', () => {
@@ -334,19 +404,38 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 	const everyCombination = everyScheme.flatMap((scheme) =>
 		(['standard', 'espocrm'] as const)
 			// EspoCRM has no token endpoint, and HMAC is EspoCRM's own scheme.
-			.filter((server) => (scheme === 'oAuth2ClientCredentials' ? server === 'standard' : scheme === 'hmac' ? server === 'espocrm' : true))
-			.map((server) => [scheme, server, server === 'espocrm' ? '/App/user' : '/Contact'] as [Scheme, 'standard' | 'espocrm', string]),
+			.filter((server) =>
+				scheme === 'oAuth2ClientCredentials'
+					? server === 'standard'
+					: scheme === 'hmac'
+						? server === 'espocrm'
+						: true,
+			)
+			.map(
+				(server) =>
+					[scheme, server, server === 'espocrm' ? '/App/user' : '/Contact'] as [
+						Scheme,
+						'standard' | 'espocrm',
+						string,
+					],
+			),
 	);
 
-	test.each(everyCombination)('%s on a %s server: succeeds with one request to GET %s, signed as every request is', async (scheme, server, path) => {
-		bed.sandbox.setDialect(server);
-		bed.use(scheme, server);
-		expect(await testCredential(bed.store)).toEqual({ status: 'OK', message: 'Connection successful' });
-		const requests = bed.received().filter((request) => request.path !== '/Auth');
-		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ method: 'GET', path, status: 200 });
-		if (scheme === 'oAuth2ClientCredentials') expect(bed.sandbox.tokensIssued).toBe(1);
-	});
+	test.each(everyCombination)(
+		'%s on a %s server: succeeds with one request to GET %s, signed as every request is',
+		async (scheme, server, path) => {
+			bed.sandbox.setDialect(server);
+			bed.use(scheme, server);
+			expect(await testCredential(bed.store)).toEqual({
+				status: 'OK',
+				message: 'Connection successful',
+			});
+			const requests = bed.received().filter((request) => request.path !== '/Auth');
+			expect(requests).toHaveLength(1);
+			expect(requests[0]).toMatchObject({ method: 'GET', path, status: 200 });
+			if (scheme === 'oAuth2ClientCredentials') expect(bed.sandbox.tokensIssued).toBe(1);
+		},
+	);
 
 	test.each([
 		['apiKey', 'standard', { apiKey: 'wrong-api-key' }],
@@ -354,28 +443,40 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 		['basic', 'standard', { password: 'wrong-password' }],
 		['basic', 'espocrm', { password: 'wrong-password' }],
 		['hmac', 'espocrm', { secretKey: 'wrong-hmac-secret' }],
-	] as Array<[Scheme, 'standard' | 'espocrm', IDataObject]>)('%s on a %s server, refused: the message says so, in one request, without the secret', async (scheme, server, wrong) => {
-		bed.sandbox.setDialect(server);
-		bed.use(scheme, server, wrong);
-		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: expect.stringMatching(/^The server refused these credentials \(401\)/) });
-		for (const secret of Object.values(wrong)) expect(outcome.message).not.toContain(String(secret));
-		// One failed login, not two: EspoCRM blocks an address after 10 a minute.
-		expect(bed.received()).toHaveLength(1);
-	});
+	] as Array<[Scheme, 'standard' | 'espocrm', IDataObject]>)(
+		'%s on a %s server, refused: the message says so, in one request, without the secret',
+		async (scheme, server, wrong) => {
+			bed.sandbox.setDialect(server);
+			bed.use(scheme, server, wrong);
+			const outcome = await testCredential(bed.store);
+			expect(outcome).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The server refused these credentials \(401\)/),
+			});
+			for (const secret of Object.values(wrong))
+				expect(outcome.message).not.toContain(String(secret));
+			// One failed login, not two: EspoCRM blocks an address after 10 a minute.
+			expect(bed.received()).toHaveLength(1);
+		},
+	);
 
 	test('a wrong client secret: the token request is refused and the message says so', async () => {
 		bed.sandbox.setDialect('standard');
 		bed.use('oAuth2ClientCredentials', 'standard', { clientSecret: 'wrong-secret' });
 		const outcome = await testCredential(bed.store);
-		expect(outcome).toEqual({ status: 'Error', message: 'The server refused the client ID or secret (POST /Auth answered 401).' });
+		expect(outcome).toEqual({
+			status: 'Error',
+			message: 'The server refused the client ID or secret (POST /Auth answered 401).',
+		});
 		expect(bed.received().map((request) => request.path)).toEqual(['/Auth']);
 	});
 
 	test('OAuth against EspoCRM, which has no token endpoint, says to use API Key or HMAC', async () => {
 		bed.sandbox.setDialect('espocrm');
 		bed.use('oAuth2ClientCredentials', 'standard');
-		expect((await testCredential(bed.store)).message).toMatch(/no token endpoint .*\/api\/v1\/Auth \(404\)\. EspoCRM has none: use API Key, HMAC or Basic/);
+		expect((await testCredential(bed.store)).message).toMatch(
+			/no token endpoint .*\/api\/v1\/Auth \(404\)\. EspoCRM has none: use API Key, HMAC or Basic/,
+		);
 	});
 
 	test('a Base URL where nothing of the interface answers: the message points at the Base URL and the Server setting', async () => {
@@ -383,7 +484,9 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 		bed.use('apiKey', 'espocrm', { baseUrl: `${bed.sandbox.origin}/crm` });
 		const outcome = await testCredential(bed.store);
 		expect(outcome.status).toBe('Error');
-		expect(outcome.message).toContain(`Nothing answers at ${bed.sandbox.origin}/crm/api/v1/App/user (404)`);
+		expect(outcome.message).toContain(
+			`Nothing answers at ${bed.sandbox.origin}/crm/api/v1/App/user (404)`,
+		);
 	});
 
 	/** A server of its own for one test: a catch-all web page, or a port that accepts and never answers. */
@@ -398,38 +501,51 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 		}
 	}
 
-	test.each(['standard', 'espocrm'] as const)('a Base URL that answers 200 with a web page (%s) is not the API', async (server) => {
-		await withServer(
-			(_request, response) => {
-				response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-				response.end('<!doctype html><html><body>Welcome</body></html>');
-			},
-			async (origin) => {
-				bed.use('apiKey', server, { baseUrl: origin });
-				const outcome = await testCredential(bed.store);
-				expect(outcome).toEqual({ status: 'Error', message: expect.stringContaining('answers, but not as the API does (text/html: a web page)') });
-			},
-		);
-	});
+	test.each(['standard', 'espocrm'] as const)(
+		'a Base URL that answers 200 with a web page (%s) is not the API',
+		async (server) => {
+			await withServer(
+				(_request, response) => {
+					response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+					response.end('<!doctype html><html><body>Welcome</body></html>');
+				},
+				async (origin) => {
+					bed.use('apiKey', server, { baseUrl: origin });
+					const outcome = await testCredential(bed.store);
+					expect(outcome).toEqual({
+						status: 'Error',
+						message: expect.stringContaining(
+							'answers, but not as the API does (text/html: a web page)',
+						),
+					});
+				},
+			);
+		},
+	);
 
 	test('a refused connection names the address and port and what to check', async () => {
 		bed.use('apiKey', 'standard', { baseUrl: 'http://127.0.0.1:9' });
 		expect(await testCredential(bed.store)).toEqual({
 			status: 'Error',
-			message: 'Nothing accepts connections at 127.0.0.1:9 (connection refused). Check the address and port in the Base URL, and that the server is running.',
+			message:
+				'Nothing accepts connections at 127.0.0.1:9 (connection refused). Check the address and port in the Base URL, and that the server is running.',
 		});
 	});
 
 	test('an unknown host name says so', async () => {
 		bed.use('apiKey', 'standard', { baseUrl: 'https://no-such-host.invalid' });
-		expect((await testCredential(bed.store)).message).toMatch(/^The host name "no-such-host.invalid" could not be found \((ENOTFOUND|EAI_AGAIN)\)/);
+		expect((await testCredential(bed.store)).message).toMatch(
+			/^The host name "no-such-host.invalid" could not be found \((ENOTFOUND|EAI_AGAIN)\)/,
+		);
 	});
 
 	test('https:// to a port that speaks plain HTTP is a TLS problem, with what to try', async () => {
 		const origin = bed.sandbox.origin.replace('http://', 'https://');
 		bed.use('apiKey', 'standard', { baseUrl: origin });
 		const outcome = await testCredential(bed.store);
-		expect(outcome.message).toMatch(/^The secure \(HTTPS\) connection to 127\.0\.0\.1:\d+ failed \(the port does not speak HTTPS\)\. .*turn on "Ignore SSL Issues".*use http:\/\//);
+		expect(outcome.message).toMatch(
+			/^The secure \(HTTPS\) connection to 127\.0\.0\.1:\d+ failed \(the port does not speak HTTPS\)\. .*turn on "Ignore SSL Issues".*use http:\/\//,
+		);
 	});
 
 	test('a server that never answers times out with a message about firewalls and ports', async () => {
@@ -440,7 +556,9 @@ describe('the credential test (the Test button, and Save), as n8n runs it', () =
 			async (origin) => {
 				bed.use('apiKey', 'standard', { baseUrl: origin });
 				const outcome = await testCredential(bed.store);
-				expect(outcome.message).toMatch(/^No answer from 127\.0\.0\.1:\d+ within 15 seconds .*firewall/);
+				expect(outcome.message).toMatch(
+					/^No answer from 127\.0\.0\.1:\d+ within 15 seconds .*firewall/,
+				);
 			},
 		);
 	}, 30_000);

@@ -4,7 +4,12 @@ import { useSandbox } from './harness/sandboxRun';
 const bed = useSandbox();
 
 const list = async (method: string, parameters: Record<string, unknown> = {}) =>
-	(await loadFormList(bed.store, 'loadOptions', method, { resource: 'record', operation: 'getMany', entityType: 'Contact', ...parameters })) as Array<{ name: string; value: string }>;
+	(await loadFormList(bed.store, 'loadOptions', method, {
+		resource: 'record',
+		operation: 'getMany',
+		entityType: 'Contact',
+		...parameters,
+	})) as Array<{ name: string; value: string }>;
 
 describe('lists of the form, EspoCRM server', () => {
 	beforeEach(() => bed.use('apiKey', 'espocrm'));
@@ -12,13 +17,22 @@ describe('lists of the form, EspoCRM server', () => {
 	test('entity types come from the metadata, custom ones by label and name, with the free-text choice last', async () => {
 		const options = await list('getEntityTypes');
 		const values = options.map((option) => option.value);
-		expect(values).toEqual(expect.arrayContaining(['Account', 'Contact', 'Lead', 'Opportunity', 'Email', 'CProject']));
+		expect(values).toEqual(
+			expect.arrayContaining(['Account', 'Contact', 'Lead', 'Opportunity', 'Email', 'CProject']),
+		);
 		expect(values).not.toContain('Global');
-		expect(options.find((option) => option.value === 'CProject')?.name).toBe('Project (CProject, custom)');
+		expect(options.find((option) => option.value === 'CProject')?.name).toBe(
+			'Project (CProject, custom)',
+		);
 		expect(options.find((option) => option.value === 'Opportunity')?.name).toBe('Opportunity');
 		expect(values[values.length - 1]).toBe('custom');
 		// The metadata, and the labels users know from the CRM.
-		expect(bed.received().map((request) => `${request.method} ${request.path}`).sort()).toEqual(['GET /I18n', 'GET /Metadata']);
+		expect(
+			bed
+				.received()
+				.map((request) => `${request.method} ${request.path}`)
+				.sort(),
+		).toEqual(['GET /I18n', 'GET /Metadata']);
 	});
 
 	test('a type the API user cannot reach is not offered', async () => {
@@ -27,15 +41,30 @@ describe('lists of the form, EspoCRM server', () => {
 	});
 
 	test('fields are the attributes the server reads and writes: links as <field>Id, currency with <field>Currency', async () => {
-		const values = (await list('getFields', { entityType: 'Opportunity' })).map((option) => option.value);
-		expect(values).toEqual(expect.arrayContaining(['id', 'name', 'amount', 'amountCurrency', 'accountId', 'contactsIds', 'closeDate', 'createdAt']));
+		const values = (await list('getFields', { entityType: 'Opportunity' })).map(
+			(option) => option.value,
+		);
+		expect(values).toEqual(
+			expect.arrayContaining([
+				'id',
+				'name',
+				'amount',
+				'amountCurrency',
+				'accountId',
+				'contactsIds',
+				'closeDate',
+				'createdAt',
+			]),
+		);
 		expect(values).not.toContain('account');
 	});
 
 	test('ID is offered once, though the metadata lists `id` among the fields', async () => {
 		for (const method of ['getFields', 'getSortableFields', 'getFilterAttributes']) {
 			const options = await list(method, { entityType: 'Opportunity' });
-			expect(options.filter((option) => option.value === 'id')).toEqual([{ name: 'ID (id)', value: 'id' }]);
+			expect(options.filter((option) => option.value === 'id')).toEqual([
+				{ name: 'ID (id)', value: 'id' },
+			]);
 		}
 	});
 
@@ -50,13 +79,30 @@ describe('lists of the form, EspoCRM server', () => {
 	});
 
 	test('the field mapper gets writable fields with their types, enum values and required flags', async () => {
-		const { fields } = (await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType: 'Lead' })) as {
-			fields: Array<{ id: string; type: string; required: boolean; options?: Array<{ value: string }>; displayName: string }>;
+		const { fields } = (await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', {
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Lead',
+		})) as {
+			fields: Array<{
+				id: string;
+				type: string;
+				required: boolean;
+				options?: Array<{ value: string }>;
+				displayName: string;
+			}>;
 		};
 		const byId = Object.fromEntries(fields.map((field) => [field.id, field]));
 		expect(byId.lastName).toMatchObject({ type: 'string', required: true });
 		expect(byId.status.type).toBe('options');
-		expect(byId.status.options?.map((option) => option.value)).toEqual(['New', 'Assigned', 'In Process', 'Converted', 'Recycled', 'Dead']);
+		expect(byId.status.options?.map((option) => option.value)).toEqual([
+			'New',
+			'Assigned',
+			'In Process',
+			'Converted',
+			'Recycled',
+			'Dead',
+		]);
 		expect(byId.assignedUserId).toMatchObject({ type: 'string' });
 		expect(byId.doNotCall.type).toBe('boolean');
 		expect(byId.createdAt).toBeUndefined();
@@ -72,13 +118,29 @@ describe('lists of the form, EspoCRM server', () => {
 
 describe('lists of the form, Standard server', () => {
 	test('the interface lists, without asking the server', async () => {
-		expect((await list('getEntityTypes')).map((option) => option.value)).toEqual(['Account', 'Contact', 'Email', 'Lead', 'Opportunity', 'custom']);
+		expect((await list('getEntityTypes')).map((option) => option.value)).toEqual([
+			'Account',
+			'Contact',
+			'Email',
+			'Lead',
+			'Opportunity',
+			'custom',
+		]);
 		expect((await list('getFields')).map((option) => option.value)).toContain('emailAddress');
 		expect((await list('getLinks')).map((option) => option.value)).toContain('contacts');
 		// Get Many Related: the related type's fields (an Account's contacts have first names, an Account none).
-		const contactsOfAccount = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'contacts' };
-		expect((await list('getFields', { entityType: 'Account' })).map((option) => option.value)).not.toContain('firstName');
-		expect((await list('getFields', contactsOfAccount)).map((option) => option.value)).toContain('firstName');
+		const contactsOfAccount = {
+			resource: 'relationship',
+			operation: 'getManyRelated',
+			entityType: 'Account',
+			link: 'contacts',
+		};
+		expect(
+			(await list('getFields', { entityType: 'Account' })).map((option) => option.value),
+		).not.toContain('firstName');
+		expect((await list('getFields', contactsOfAccount)).map((option) => option.value)).toContain(
+			'firstName',
+		);
 		expect(bed.received()).toHaveLength(0);
 	});
 });
@@ -88,7 +150,11 @@ describe('Create and Update through the field mapper', () => {
 
 	/** The schema as the editor stores it with the mapping: what the server's metadata gave when the user mapped. */
 	async function schemaOf(entityType: string, operation: string) {
-		const { fields } = (await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
+		const { fields } = (await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', {
+			resource: 'record',
+			operation,
+			entityType,
+		})) as {
 			fields: Array<Record<string, unknown>>;
 		};
 		bed.sandbox.clearRequests();
@@ -135,7 +201,11 @@ describe('Create and Update through the field mapper', () => {
 			accountId: account.id,
 			stage: 'Qualification',
 		});
-		expect(result.json[0]).toMatchObject({ name: 'Big deal', amount: 1250.5, accountId: account.id });
+		expect(result.json[0]).toMatchObject({
+			name: 'Big deal',
+			amount: 1250.5,
+			accountId: account.id,
+		});
 	});
 
 	test('a list field takes the literal "a, b" as saved by the editor (n8n refused it as "expects a array"), or a list', async () => {
@@ -149,7 +219,14 @@ describe('Create and Update through the field mapper', () => {
 					operation: 'create',
 					entityType: 'CProject',
 					bodyMode: 'mapper',
-					columns: { mappingMode: 'defineBelow', value, matchingColumns: [], schema, attemptToConvertTypes: false, convertFieldsToString: false },
+					columns: {
+						mappingMode: 'defineBelow',
+						value,
+						matchingColumns: [],
+						schema,
+						attemptToConvertTypes: false,
+						convertFieldsToString: false,
+					},
 				},
 				[{ labels: ['Client', 'Urgent'] }],
 			);
@@ -161,7 +238,10 @@ describe('Create and Update through the field mapper', () => {
 			{ name: 'Literal', labels: ['Internal', 'Urgent'] },
 			{ name: 'Expression', labels: ['Client', 'Urgent'] },
 		]);
-		expect(bed.sandbox.store.get('CProject', literal.json[0].id as string)?.labels).toEqual(['Internal', 'Urgent']);
+		expect(bed.sandbox.store.get('CProject', literal.json[0].id as string)?.labels).toEqual([
+			'Internal',
+			'Urgent',
+		]);
 	});
 
 	test('a date keeps the day written with its offset; a date-time without a zone is in the workflow time zone', async () => {
@@ -173,7 +253,12 @@ describe('Create and Update through the field mapper', () => {
 				operation: 'create',
 				entityType: 'Opportunity',
 				bodyMode: 'mapper',
-				columns: { mappingMode: 'defineBelow', value: { name: 'D', closeDate: '2027-01-01T00:30:00+02:00' }, matchingColumns: [], schema },
+				columns: {
+					mappingMode: 'defineBelow',
+					value: { name: 'D', closeDate: '2027-01-01T00:30:00+02:00' },
+					matchingColumns: [],
+					schema,
+				},
 			},
 			[{}],
 			{ timezone: 'Europe/Berlin' },
@@ -189,7 +274,12 @@ describe('Create and Update through the field mapper', () => {
 				entityType: 'custom',
 				customEntityType: 'CProject',
 				bodyMode: 'mapper',
-				columns: { mappingMode: 'defineBelow', value: { name: '={{ $json.name }}', deadline: '={{ $json.deadline }}' }, matchingColumns: [], schema: project },
+				columns: {
+					mappingMode: 'defineBelow',
+					value: { name: '={{ $json.name }}', deadline: '={{ $json.deadline }}' },
+					matchingColumns: [],
+					schema: project,
+				},
 			},
 			// An ISO value without a zone is in the workflow's time zone; the server's own form is UTC.
 			[
@@ -198,7 +288,10 @@ describe('Create and Update through the field mapper', () => {
 			],
 			{ timezone: 'Europe/Berlin' },
 		);
-		expect(bed.received('POST').map((request) => request.body.deadline)).toEqual(['2027-02-01 08:00:00', '2027-02-01 09:00:00']);
+		expect(bed.received('POST').map((request) => request.body.deadline)).toEqual([
+			'2027-02-01 08:00:00',
+			'2027-02-01 09:00:00',
+		]);
 	});
 
 	test('a value that cannot be converted is an error naming the field and the item, and nothing is sent', async () => {
@@ -209,13 +302,20 @@ describe('Create and Update through the field mapper', () => {
 				operation: 'create',
 				entityType: 'Opportunity',
 				bodyMode: 'mapper',
-				columns: { mappingMode: 'defineBelow', value: { name: 'X', amount: '={{ $json.value }}' }, matchingColumns: [], schema },
+				columns: {
+					mappingMode: 'defineBelow',
+					value: { name: 'X', amount: '={{ $json.value }}' },
+					matchingColumns: [],
+					schema,
+				},
 			},
 			[{ value: '12' }, { value: 'twelve' }],
 			{ onError: 'continueRegularOutput' },
 		);
 		expect(result.items[0].error).toBeUndefined();
-		expect(result.items[1].error?.message).toBe('The field "amount" needs a number; "twelve" is not one (item 1)');
+		expect(result.items[1].error?.message).toBe(
+			'The field "amount" needs a number; "twelve" is not one (item 1)',
+		);
 		expect(bed.received('POST')).toHaveLength(1);
 	});
 
@@ -236,7 +336,11 @@ describe('Create and Update through the field mapper', () => {
 		expect(result.error).toBeUndefined();
 		const [put] = bed.received('PUT');
 		expect(put.body).toEqual({ lastName: 'Lovelace', doNotCall: true });
-		expect(bed.sandbox.store.get('Contact', contact.id)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', doNotCall: true });
+		expect(bed.sandbox.store.get('Contact', contact.id)).toMatchObject({
+			firstName: 'Ada',
+			lastName: 'Lovelace',
+			doNotCall: true,
+		});
 	});
 
 	test('on update no field is required; on create the required ones are', async () => {
@@ -247,16 +351,27 @@ describe('Create and Update through the field mapper', () => {
 	});
 
 	test("Get Many Related lists the related type's fields, sort fields and filter relationships, not the parent's", async () => {
-		const related = { resource: 'relationship', operation: 'getManyRelated', entityType: 'Account', link: 'contacts' };
+		const related = {
+			resource: 'relationship',
+			operation: 'getManyRelated',
+			entityType: 'Account',
+			link: 'contacts',
+		};
 		const fields = (await list('getFields', related)).map((option) => option.value);
 		expect(fields).toEqual(expect.arrayContaining(['firstName', 'lastName', 'accountId']));
 		expect(fields).not.toContain('industry');
-		expect((await list('getSortableFields', related)).map((option) => option.value)).toContain('lastName');
+		expect((await list('getSortableFields', related)).map((option) => option.value)).toContain(
+			'lastName',
+		);
 		const filter = (await list('getFilterAttributes', related)).map((option) => option.value);
 		expect(filter).toEqual(expect.arrayContaining(['lastName', 'opportunities']));
 		expect(filter).not.toContain('industry');
 		// A relationship typed by name works the same; the relationships offered stay the Account's.
-		expect((await list('getFields', { ...related, link: 'custom', customLink: 'contacts' })).map((option) => option.value)).toContain('firstName');
+		expect(
+			(await list('getFields', { ...related, link: 'custom', customLink: 'contacts' })).map(
+				(option) => option.value,
+			),
+		).toContain('firstName');
 		expect((await list('getLinks', related)).map((option) => option.value)).toContain('contacts');
 	});
 
@@ -274,12 +389,24 @@ describe('Create and Update through the field mapper', () => {
 test('each list reads the metadata once', async () => {
 	bed.use('apiKey', 'espocrm');
 	await list('getFilterAttributes', { entityType: 'Account' });
-	expect(bed.received().map((request) => request.path).sort()).toEqual(['/I18n', '/Metadata']);
+	expect(
+		bed
+			.received()
+			.map((request) => request.path)
+			.sort(),
+	).toEqual(['/I18n', '/Metadata']);
 });
 
 describe('picking a record from a list', () => {
 	const search = async (parameters: Record<string, unknown>, filter?: string, token?: string) =>
-		(await loadFormList(bed.store, 'listSearch', 'searchRecords', { resource: 'record', operation: 'get', ...parameters }, filter, token)) as {
+		(await loadFormList(
+			bed.store,
+			'listSearch',
+			'searchRecords',
+			{ resource: 'record', operation: 'get', ...parameters },
+			filter,
+			token,
+		)) as {
 			results: Array<{ name: string; value: string }>;
 			paginationToken?: string;
 		};
@@ -293,19 +420,28 @@ describe('picking a record from a list', () => {
 		const second = await search({ entityType: 'Account' }, undefined, first.paginationToken);
 		expect(second.results).toHaveLength(6);
 		expect(second.paginationToken).toBeUndefined();
-		expect((await search({ entityType: 'Account' }, 'rocket')).results).toEqual([{ name: 'Acme Rockets', value: acme.id }]);
+		expect((await search({ entityType: 'Account' }, 'rocket')).results).toEqual([
+			{ name: 'Acme Rockets', value: acme.id },
+		]);
 		expect(bed.received()[0].query).toMatchObject({ select: 'name', maxSize: '50', offset: '0' });
 	});
 
 	test('Lead > Convert lists leads', async () => {
 		const lead = bed.sandbox.store.create('Lead', { firstName: 'Lea', lastName: 'Lead' });
-		expect((await search({ resource: 'lead', operation: 'convert' })).results).toEqual([{ name: 'Lea Lead', value: lead.id }]);
+		expect((await search({ resource: 'lead', operation: 'convert' })).results).toEqual([
+			{ name: 'Lea Lead', value: lead.id },
+		]);
 		expect(bed.received()[0].path).toBe('/Lead');
 	});
 
 	test('a picked record is used by its ID', async () => {
 		const contact = bed.sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
-		const result = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'list', value: contact.id, cachedResultName: 'Ada Lovelace' } });
+		const result = await bed.run({
+			resource: 'record',
+			operation: 'get',
+			entityType: 'Contact',
+			recordId: { __rl: true, mode: 'list', value: contact.id, cachedResultName: 'Ada Lovelace' },
+		});
 		expect(result.json[0]).toMatchObject({ id: contact.id });
 	});
 });
@@ -315,34 +451,78 @@ describe('labels as the CRM shows them (EspoCRM)', () => {
 
 	const mapper = async (entityType: string, operation = 'create') =>
 		(
-			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
-				fields: Array<{ id: string; displayName: string; type: string; required: boolean; options?: Array<{ name: string; value: string }> }>;
+			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', {
+				resource: 'record',
+				operation,
+				entityType,
+			})) as {
+				fields: Array<{
+					id: string;
+					displayName: string;
+					type: string;
+					required: boolean;
+					options?: Array<{ name: string; value: string }>;
+				}>;
 			}
 		).fields;
 
-	test('an enum whose options are another field\'s (optionsReference) offers them, labelled as there, in the mapper and the filters', async () => {
-		const opportunity = Object.fromEntries((await mapper('Opportunity')).map((field) => [field.id, field]));
+	test("an enum whose options are another field's (optionsReference) offers them, labelled as there, in the mapper and the filters", async () => {
+		const opportunity = Object.fromEntries(
+			(await mapper('Opportunity')).map((field) => [field.id, field]),
+		);
 		expect(opportunity.leadSource.type).toBe('options');
 		expect(opportunity.leadSource.options).toEqual(
-			['', 'Call', 'Email', 'Existing Customer', 'Partner', 'Public Relations', 'Web Site', 'Campaign', 'Other'].map((value) => ({ name: value === '' ? '(None)' : value, value })),
+			[
+				'',
+				'Call',
+				'Email',
+				'Existing Customer',
+				'Partner',
+				'Public Relations',
+				'Web Site',
+				'Campaign',
+				'Other',
+			].map((value) => ({ name: value === '' ? '(None)' : value, value })),
 		);
 		const lead = Object.fromEntries((await mapper('Lead')).map((field) => [field.id, field]));
 		expect(lead.industry.type).toBe('options');
-		expect(lead.industry.options).toEqual(expect.arrayContaining([{ name: 'Advertising', value: 'Advertising' }, { name: 'Banking', value: 'Banking' }]));
+		expect(lead.industry.options).toEqual(
+			expect.arrayContaining([
+				{ name: 'Advertising', value: 'Advertising' },
+				{ name: 'Banking', value: 'Banking' },
+			]),
+		);
 		const filters = await list('getFilterAttributes', { entityType: 'Opportunity' });
 		expect(filters.find((option) => option.value === 'leadSource')).toMatchObject({
-			description: 'Values: Call, Email, Existing Customer, Partner, Public Relations, Web Site, Campaign, Other',
+			description:
+				'Values: Call, Email, Existing Customer, Partner, Public Relations, Web Site, Campaign, Other',
 		});
 		// The sandbox checks the referenced options as EspoCRM does.
-		const refused = await bed.run({ resource: 'record', operation: 'create', entityType: 'Opportunity', fields: { name: 'X', closeDate: '2026-12-31', amount: 1, probability: 10 }, customFields: { field: [{ name: 'leadSource', value: 'Carrier Pigeon' }] } });
+		const refused = await bed.run({
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Opportunity',
+			fields: { name: 'X', closeDate: '2026-12-31', amount: 1, probability: 10 },
+			customFields: { field: [{ name: 'leadSource', value: 'Carrier Pigeon' }] },
+		});
 		expect(refused.error?.message).toContain('400');
 	});
 
 	test('fields by label and name, enum values by label', async () => {
 		const contact = await list('getFields');
-		expect(contact).toEqual(expect.arrayContaining([{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' }, { name: 'Salutation (salutationName)', value: 'salutationName' }]));
+		expect(contact).toEqual(
+			expect.arrayContaining([
+				{ name: 'Do Not Call (doNotCall)', value: 'doNotCall' },
+				{ name: 'Salutation (salutationName)', value: 'salutationName' },
+			]),
+		);
 		const user = Object.fromEntries((await mapper('User')).map((field) => [field.id, field]));
-		expect(user.type.options).toEqual(expect.arrayContaining([{ name: 'Regular', value: 'regular' }, { name: 'Admin', value: 'admin' }]));
+		expect(user.type.options).toEqual(
+			expect.arrayContaining([
+				{ name: 'Regular', value: 'regular' },
+				{ name: 'Admin', value: 'admin' },
+			]),
+		);
 	});
 
 	test('without labels (the server refuses /I18n) the lists show names', async () => {
@@ -358,7 +538,11 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 	const mapperOf = async (entityType: string, operation = 'create') =>
 		Object.fromEntries(
 			(
-				(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation, entityType })) as {
+				(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', {
+					resource: 'record',
+					operation,
+					entityType,
+				})) as {
 					fields: Array<{ id: string; displayName: string; type: string; required: boolean }>;
 				}
 			).fields.map((field) => [field.id, field]),
@@ -366,7 +550,11 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 
 	test('Meeting: date-or-date-time fields, and the required assigned user as its ID', async () => {
 		const meeting = await mapperOf('Meeting');
-		expect(meeting.dateStart).toMatchObject({ type: 'dateTime', displayName: 'Date Start (dateStart, date or date-time)', required: true });
+		expect(meeting.dateStart).toMatchObject({
+			type: 'dateTime',
+			displayName: 'Date Start (dateStart, date or date-time)',
+			required: true,
+		});
 		expect(meeting.assignedUserId).toMatchObject({ type: 'string', required: true });
 		expect(meeting.assignedUserName).toBeUndefined();
 		expect((await mapperOf('Meeting', 'update')).assignedUserId.required).toBe(false);
@@ -376,13 +564,27 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 		const project = await mapperOf('CProject');
 		// Lists are text fields that say so: n8n refuses a literal "a, b" in a field of its type "array".
 		for (const list of ['cTags', 'cChecklist', 'cLinks', 'cSteps', 'cFilesIds']) {
-			expect(project[list]).toMatchObject({ type: 'string', displayName: expect.stringMatching(/, list: a, b\)$/) });
+			expect(project[list]).toMatchObject({
+				type: 'string',
+				displayName: expect.stringMatching(/, list: a, b\)$/),
+			});
 		}
 		expect(project.cSettings.type).toBe('object');
 		expect(project.cContractId).toMatchObject({ type: 'string' });
-		for (const readOnly of ['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId']) expect(project[readOnly]).toBeUndefined();
-		const readable = (await list('getFields', { entityType: 'CProject' })).map((option) => option.value);
-		expect(readable).toEqual(expect.arrayContaining(['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId', 'cContractName']));
+		for (const readOnly of ['cNumber', 'cSeq', 'cAccountIndustry', 'cSuccessorId'])
+			expect(project[readOnly]).toBeUndefined();
+		const readable = (await list('getFields', { entityType: 'CProject' })).map(
+			(option) => option.value,
+		);
+		expect(readable).toEqual(
+			expect.arrayContaining([
+				'cNumber',
+				'cSeq',
+				'cAccountIndustry',
+				'cSuccessorId',
+				'cContractName',
+			]),
+		);
 	});
 
 	test('a person name sorts, filters and matches as a whole, and is written as its parts', async () => {
@@ -398,10 +600,38 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 		mappingMode: 'defineBelow',
 		value,
 		schema: [
-			{ id: 'name', displayName: 'Name (name)', type: 'string', required: true, display: true, defaultMatch: false },
-			{ id: 'dateStart', displayName: 'Date Start (dateStart, date or date-time)', type: 'dateTime', required: true, display: true, defaultMatch: false },
-			{ id: 'dateEnd', displayName: 'Date End (dateEnd, date or date-time)', type: 'dateTime', required: true, display: true, defaultMatch: false },
-			{ id: 'assignedUserId', displayName: 'Assigned User ID (assignedUserId)', type: 'string', required: true, display: true, defaultMatch: false },
+			{
+				id: 'name',
+				displayName: 'Name (name)',
+				type: 'string',
+				required: true,
+				display: true,
+				defaultMatch: false,
+			},
+			{
+				id: 'dateStart',
+				displayName: 'Date Start (dateStart, date or date-time)',
+				type: 'dateTime',
+				required: true,
+				display: true,
+				defaultMatch: false,
+			},
+			{
+				id: 'dateEnd',
+				displayName: 'Date End (dateEnd, date or date-time)',
+				type: 'dateTime',
+				required: true,
+				display: true,
+				defaultMatch: false,
+			},
+			{
+				id: 'assignedUserId',
+				displayName: 'Assigned User ID (assignedUserId)',
+				type: 'string',
+				required: true,
+				display: true,
+				defaultMatch: false,
+			},
 		],
 	});
 
@@ -412,17 +642,32 @@ describe('every EspoCRM field type is offered as it is written, or left out', ()
 			operation: 'create',
 			entityType: 'Meeting',
 			bodyMode: 'mapper',
-			columns: meetingColumns({ name: 'Offsite', dateStart: '2026-12-01', dateEnd: '2026-12-02', assignedUserId: user.id }),
+			columns: meetingColumns({
+				name: 'Offsite',
+				dateStart: '2026-12-01',
+				dateEnd: '2026-12-02',
+				assignedUserId: user.id,
+			}),
 		});
 		expect(allDay.error).toBeUndefined();
-		expect(bed.received('POST')[0].body).toEqual({ name: 'Offsite', dateStartDate: '2026-12-01', dateEndDate: '2026-12-02', assignedUserId: user.id });
+		expect(bed.received('POST')[0].body).toEqual({
+			name: 'Offsite',
+			dateStartDate: '2026-12-01',
+			dateEndDate: '2026-12-02',
+			assignedUserId: user.id,
+		});
 		const timed = await bed.run(
 			{
 				resource: 'record',
 				operation: 'create',
 				entityType: 'Meeting',
 				bodyMode: 'mapper',
-				columns: meetingColumns({ name: 'Call', dateStart: '2026-12-01T10:00:00+01:00', dateEnd: '2026-12-01 10:30:00', assignedUserId: user.id }),
+				columns: meetingColumns({
+					name: 'Call',
+					dateStart: '2026-12-01T10:00:00+01:00',
+					dateEnd: '2026-12-01 10:30:00',
+					assignedUserId: user.id,
+				}),
 			},
 			[{}],
 			{ timezone: 'America/New_York' },
@@ -443,7 +688,11 @@ describe('the Standard server offers each entity type its own fields', () => {
 	test('a Contact has first and last names, no name or amount', async () => {
 		bed.use('apiKey', 'standard');
 		const ids = (
-			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', { resource: 'record', operation: 'create', entityType: 'Contact' })) as {
+			(await loadFormList(bed.store, 'resourceMapping', 'getMappingFields', {
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Contact',
+			})) as {
 				fields: Array<{ id: string }>;
 			}
 		).fields.map((field) => field.id);

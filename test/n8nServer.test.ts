@@ -16,8 +16,17 @@ interface Answer {
 // Plain JavaScript of the repository's scripts, without type declarations: the part these tests use.
 const n8nServer = require('./lib/n8n-server') as {
 	login(baseUrl: string): Promise<{ cookie: string }>;
-	activateWorkflow(baseUrl: string, cookie: string, id: string): Promise<{ id: string; active: boolean }>;
-	n8nRequest(method: string, url: string, options?: object, wait?: { timeoutMs?: number }): Promise<Answer>;
+	activateWorkflow(
+		baseUrl: string,
+		cookie: string,
+		id: string,
+	): Promise<{ id: string; active: boolean }>;
+	n8nRequest(
+		method: string,
+		url: string,
+		options?: object,
+		wait?: { timeoutMs?: number },
+	): Promise<Answer>;
 };
 
 const NOT_READY = JSON.stringify({ code: 503, message: 'Database is not ready!' });
@@ -40,7 +49,8 @@ async function fakeN8n(routes: Record<string, Reply[]>) {
 		counts[route] = (counts[route] ?? 0) + 1;
 		request.resume();
 		request.on('end', () => {
-			if (reply === 'notReady') response.writeHead(503, { 'content-type': 'application/json' }).end(NOT_READY);
+			if (reply === 'notReady')
+				response.writeHead(503, { 'content-type': 'application/json' }).end(NOT_READY);
 			else if (reply === 'reset') request.socket.destroy();
 			else reply(request, response);
 		});
@@ -53,8 +63,12 @@ async function fakeN8n(routes: Record<string, Reply[]>) {
 	};
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (_request: IncomingMessage, response: ServerResponse) =>
-	response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const json =
+	(status: number, body: unknown, headers: Record<string, string> = {}) =>
+	(_request: IncomingMessage, response: ServerResponse) =>
+		response
+			.writeHead(status, { 'content-type': 'application/json', ...headers })
+			.end(JSON.stringify(body));
 
 describe("the harness's calls to n8n", () => {
 	let n8n: Awaited<ReturnType<typeof fakeN8n>> | undefined;
@@ -65,7 +79,15 @@ describe("the harness's calls to n8n", () => {
 
 	test('a login answered 503 "Database is not ready!" twice is made again until n8n serves it', async () => {
 		n8n = await fakeN8n({
-			'POST /rest/login': ['notReady', 'notReady', json(200, { data: { id: 'owner' } }, { 'set-cookie': 'n8n-auth=session; Path=/; HttpOnly' })],
+			'POST /rest/login': [
+				'notReady',
+				'notReady',
+				json(
+					200,
+					{ data: { id: 'owner' } },
+					{ 'set-cookie': 'n8n-auth=session; Path=/; HttpOnly' },
+				),
+			],
 		});
 
 		const { cookie } = await n8nServer.login(n8n.baseUrl);
@@ -77,7 +99,10 @@ describe("the harness's calls to n8n", () => {
 	test('publishing a workflow waits through a 503 of its read and a reset connection of its activation', async () => {
 		n8n = await fakeN8n({
 			'GET /rest/workflows/wf1': ['notReady', json(200, { data: { id: 'wf1', versionId: 'v7' } })],
-			'POST /rest/workflows/wf1/activate': ['reset', json(200, { data: { id: 'wf1', active: true } })],
+			'POST /rest/workflows/wf1/activate': [
+				'reset',
+				json(200, { data: { id: 'wf1', active: true } }),
+			],
 		});
 
 		const published = await n8nServer.activateWorkflow(n8n.baseUrl, 'n8n-auth=session', 'wf1');
@@ -92,16 +117,22 @@ describe("the harness's calls to n8n", () => {
 	});
 
 	test('any other answer is returned at once: a refused login is not tried again', async () => {
-		n8n = await fakeN8n({ 'POST /rest/login': [json(401, { code: 401, message: 'Wrong username or password' })] });
+		n8n = await fakeN8n({
+			'POST /rest/login': [json(401, { code: 401, message: 'Wrong username or password' })],
+		});
 
-		await expect(n8nServer.login(n8n.baseUrl)).rejects.toThrow('n8n login as owner@example.com failed: 401 {"code":401,"message":"Wrong username or password"}');
+		await expect(n8nServer.login(n8n.baseUrl)).rejects.toThrow(
+			'n8n login as owner@example.com failed: 401 {"code":401,"message":"Wrong username or password"}',
+		);
 		expect(n8n.served).toEqual(['POST /rest/login']);
 	});
 
 	test('the wait is bounded: an n8n that stays unavailable fails the call with its last answer', async () => {
 		n8n = await fakeN8n({ 'GET /rest/settings': ['notReady'] });
 
-		await expect(n8nServer.n8nRequest('GET', `${n8n.baseUrl}/rest/settings`, {}, { timeoutMs: 1000 })).rejects.toThrow(
+		await expect(
+			n8nServer.n8nRequest('GET', `${n8n.baseUrl}/rest/settings`, {}, { timeoutMs: 1000 }),
+		).rejects.toThrow(
 			`waiting for n8n to serve GET ${n8n.baseUrl}/rest/settings (last error: 503 ${NOT_READY})`,
 		);
 		expect(n8n.served.length).toBeGreaterThan(1);

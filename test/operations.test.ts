@@ -25,7 +25,10 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			// Created in a shuffled order, so that sorting by last name is visible in the output.
 			const order = Array.from({ length: count }, (_, i) => (i * 7919) % count);
 			const contacts = order.map((n) => {
-				const contact = bed.sandbox.store.create('Contact', { firstName: `F${n}`, lastName: `L${String(n).padStart(3, '0')}` });
+				const contact = bed.sandbox.store.create('Contact', {
+					firstName: `F${n}`,
+					lastName: `L${String(n).padStart(3, '0')}`,
+				});
 				bed.sandbox.store.link('Account', account.id, 'contacts', contact.id);
 				return contact;
 			});
@@ -62,7 +65,11 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				['400', '200'],
 			]);
 			for (const request of requests) {
-				expect(request.query).toMatchObject({ select: 'firstName,lastName', orderBy: 'lastName', order: 'asc' });
+				expect(request.query).toMatchObject({
+					select: 'firstName,lastName',
+					orderBy: 'lastName',
+					order: 'asc',
+				});
 				expect(request.headers['x-api-key']).toBe('sandbox-api-key');
 			}
 		});
@@ -80,7 +87,13 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				listOptions: { orderBy: 'lastName', order: 'desc' },
 			});
 			expect(result.error).toBeUndefined();
-			expect(result.json.map((json) => json.lastName)).toEqual(['L029', 'L028', 'L027', 'L026', 'L025']);
+			expect(result.json.map((json) => json.lastName)).toEqual([
+				'L029',
+				'L028',
+				'L027',
+				'L026',
+				'L025',
+			]);
 			const requests = bed.received();
 			const list = { maxSize: '5', offset: '0', orderBy: 'lastName', order: 'desc' };
 			if (dialect === 'standard') {
@@ -89,16 +102,30 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			} else {
 				// EspoCRM answers a related list without select with little more than IDs: the node asks for every
 				// field of the related type, from the metadata.
-				expect(requests.map((request) => request.path)).toEqual(['/Metadata', `/Account/${account.id}/contacts`]);
+				expect(requests.map((request) => request.path)).toEqual([
+					'/Metadata',
+					`/Account/${account.id}/contacts`,
+				]);
 				expect(requests[1].query).toMatchObject(list);
-				expect(String(requests[1].query.select).split(',')).toEqual(expect.arrayContaining(['id', 'firstName', 'lastName', 'emailAddress', 'accountId', 'createdAt']));
+				expect(String(requests[1].query.select).split(',')).toEqual(
+					expect.arrayContaining([
+						'id',
+						'firstName',
+						'lastName',
+						'emailAddress',
+						'accountId',
+						'createdAt',
+					]),
+				);
 			}
 			expect(requests.at(-1)?.path).toBe(`/Account/${account.id}/contacts`);
 		});
 
 		test('Link sends {id} for one related record and {ids} for several, one output item per input item', async () => {
 			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
-			const [c1, c2, c3] = ['One', 'Two', 'Three'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }));
+			const [c1, c2, c3] = ['One', 'Two', 'Three'].map((lastName) =>
+				bed.sandbox.store.create('Contact', { lastName }),
+			);
 			const result = await bed.run(
 				{
 					resource: 'relationship',
@@ -118,20 +145,30 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 			const posts = bed.received('POST');
 			expect(bed.received()).toHaveLength(2);
-			expect(posts.map((r) => r.path)).toEqual([`/Account/${account.id}/contacts`, `/Account/${account.id}/contacts`]);
-			expect(posts.map((r) => r.body)).toEqual(expect.arrayContaining([{ id: c1.id }, { ids: [c2.id, c3.id] }]));
+			expect(posts.map((r) => r.path)).toEqual([
+				`/Account/${account.id}/contacts`,
+				`/Account/${account.id}/contacts`,
+			]);
+			expect(posts.map((r) => r.body)).toEqual(
+				expect.arrayContaining([{ id: c1.id }, { ids: [c2.id, c3.id] }]),
+			);
 			expect(posts.map((r) => r.headers['content-type'])).toEqual([
 				expect.stringMatching(/application\/json/),
 				expect.stringMatching(/application\/json/),
 			]);
-			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id).sort()).toEqual(
-				[c1.id, c2.id, c3.id].sort(),
-			);
+			expect(
+				bed.sandbox.store
+					.related('Account', account.id, 'contacts')
+					.map((c) => c.id)
+					.sort(),
+			).toEqual([c1.id, c2.id, c3.id].sort());
 		});
 
 		test('Unlink sends the ID in the query and in the body, and the record is really unlinked', async () => {
 			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
-			const [c1, c2] = ['One', 'Two'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }));
+			const [c1, c2] = ['One', 'Two'].map((lastName) =>
+				bed.sandbox.store.create('Contact', { lastName }),
+			);
 			bed.sandbox.store.link('Account', account.id, 'contacts', c1.id);
 			bed.sandbox.store.link('Account', account.id, 'contacts', c2.id);
 			const result = await bed.run({
@@ -143,7 +180,9 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				relatedId: c1.id,
 			});
 			expect(result.error).toBeUndefined();
-			expect(result.json).toEqual([{ id: account.id, relationship: 'contacts', unlinked: [c1.id] }]);
+			expect(result.json).toEqual([
+				{ id: account.id, relationship: 'contacts', unlinked: [c1.id] },
+			]);
 			const requests = bed.received();
 			expect(requests).toHaveLength(1);
 			expect(requests[0]).toMatchObject({
@@ -153,7 +192,9 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				body: { id: c1.id },
 				status: 200,
 			});
-			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id)).toEqual([c2.id]);
+			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id)).toEqual(
+				[c2.id],
+			);
 			// Neither record is deleted.
 			expect(bed.sandbox.store.get('Contact', c1.id)).toBeDefined();
 		});
@@ -161,7 +202,11 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 		test("an unknown relationship name that EspoCRM 9 answers with 404 'Link does not exist.' points at the relationship, not the record", async () => {
 			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
 			// EspoCRM 9.1.7's answer (8.1.5 answers 500): the sandbox stays faithful to 8.1.5, so it is injected.
-			bed.sandbox.faults.failNext({ status: 404, reason: 'Link does not exist.', pathPrefix: `/Account/${account.id}/contactz` });
+			bed.sandbox.faults.failNext({
+				status: 404,
+				reason: 'Link does not exist.',
+				pathPrefix: `/Account/${account.id}/contactz`,
+			});
 			const result = await bed.run({
 				resource: 'relationship',
 				operation: 'getManyRelated',
@@ -172,19 +217,28 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			});
 			expect(result.error?.name).toBe('NodeApiError');
 			expect(result.error?.httpCode).toBe('404');
-			expect(result.error?.message).toBe("The entity type has no relationship of that name (404): Link does not exist.");
+			expect(result.error?.message).toBe(
+				'The entity type has no relationship of that name (404): Link does not exist.',
+			);
 			expect(result.error?.description).toContain('"Relationship Name or ID"');
 			expect(result.error?.description).not.toContain('record ID');
 			// (EspoCRM: the metadata is read first, for the related entity type's fields)
 			expect(bed.received().filter((r) => r.path !== '/Metadata')).toEqual([
-				expect.objectContaining({ method: 'GET', path: `/Account/${account.id}/contactz`, status: 404 }),
+				expect.objectContaining({
+					method: 'GET',
+					path: `/Account/${account.id}/contactz`,
+					status: 404,
+				}),
 			]);
 		});
 
 		test('Unlink takes the IDs as Link does ("id1, id2" or a list): one DELETE per ID', async () => {
 			const account = bed.sandbox.store.create('Account', { name: 'Acme' });
-			const [c1, c2, c3, c4] = ['One', 'Two', 'Three', 'Four'].map((lastName) => bed.sandbox.store.create('Contact', { lastName }));
-			for (const c of [c1, c2, c3, c4]) bed.sandbox.store.link('Account', account.id, 'contacts', c.id);
+			const [c1, c2, c3, c4] = ['One', 'Two', 'Three', 'Four'].map((lastName) =>
+				bed.sandbox.store.create('Contact', { lastName }),
+			);
+			for (const c of [c1, c2, c3, c4])
+				bed.sandbox.store.link('Account', account.id, 'contacts', c.id);
 			const result = await bed.run(
 				{
 					resource: 'relationship',
@@ -207,27 +261,38 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				expect.arrayContaining([c1, c2, c3].map((c) => [c.id, { id: c.id }])),
 			);
 			expect(deletes.map((r) => r.status)).toEqual([200, 200, 200]);
-			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id)).toEqual([c4.id]);
+			expect(bed.sandbox.store.related('Account', account.id, 'contacts').map((c) => c.id)).toEqual(
+				[c4.id],
+			);
 		});
 	});
 
 	describe('Bulk', () => {
 		function accounts(count: number) {
-			return Array.from({ length: count }, (_, i) => bed.sandbox.store.create('Account', { name: `Account ${i}`, status: 'New' }));
+			return Array.from({ length: count }, (_, i) =>
+				bed.sandbox.store.create('Account', { name: `Account ${i}`, status: 'New' }),
+			);
 		}
 
 		test('Mass Update gathers the IDs of 250 items (default {{ $json.id }}) into 3 requests of at most 100', async () => {
 			const records = accounts(250);
 			const untouched = bed.sandbox.store.create('Account', { name: 'Untouched', status: 'New' });
 			const result = await bed.run(
-				{ resource: 'bulk', operation: 'massUpdate', entityType: 'Account', fields: { status: 'Active' } },
+				{
+					resource: 'bulk',
+					operation: 'massUpdate',
+					entityType: 'Account',
+					fields: { status: 'Active' },
+				},
 				records.map((record) => ({ id: record.id, name: record.name })),
 			);
 			expect(result.error).toBeUndefined();
 
 			const requests = bed.received();
 			expect(requests).toHaveLength(3);
-			const chunks = [records.slice(0, 100), records.slice(100, 200), records.slice(200)].map((chunk) => chunk.map((r) => r.id));
+			const chunks = [records.slice(0, 100), records.slice(100, 200), records.slice(200)].map(
+				(chunk) => chunk.map((r) => r.id),
+			);
 			requests.forEach((request, index) => {
 				expect(request.status).toBe(200);
 				if (dialect === 'standard') {
@@ -247,13 +312,26 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			});
 
 			expect(result.json).toEqual(
-				chunks.map((ids) => ({ entityType: 'Account', requested: ids.length, count: ids.length, ids })),
+				chunks.map((ids) => ({
+					entityType: 'Account',
+					requested: ids.length,
+					count: ids.length,
+					ids,
+				})),
 			);
-			expect(result.items[0].pairedItem).toEqual(Array.from({ length: 100 }, (_, item) => ({ item })));
-			expect(result.items[1].pairedItem).toEqual(Array.from({ length: 100 }, (_, i) => ({ item: 100 + i })));
-			expect(result.items[2].pairedItem).toEqual(Array.from({ length: 50 }, (_, i) => ({ item: 200 + i })));
+			expect(result.items[0].pairedItem).toEqual(
+				Array.from({ length: 100 }, (_, item) => ({ item })),
+			);
+			expect(result.items[1].pairedItem).toEqual(
+				Array.from({ length: 100 }, (_, i) => ({ item: 100 + i })),
+			);
+			expect(result.items[2].pairedItem).toEqual(
+				Array.from({ length: 50 }, (_, i) => ({ item: 200 + i })),
+			);
 
-			expect(records.every((record) => bed.sandbox.store.get('Account', record.id)?.status === 'Active')).toBe(true);
+			expect(
+				records.every((record) => bed.sandbox.store.get('Account', record.id)?.status === 'Active'),
+			).toBe(true);
 			expect(bed.sandbox.store.get('Account', untouched.id)?.status).toBe('New');
 		});
 
@@ -263,7 +341,13 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const result = await bed.run(
 				{ resource: 'bulk', operation: 'massDelete', entityType: 'Account', chunkSize: 2 },
 				// Several IDs in one item, and an ID repeated by two items, are sent once.
-				[{ id: `${records[0].id}, ${records[1].id}` }, { id: records[2].id }, { id: records[3].id }, { id: records[4].id }, { id: records[4].id }],
+				[
+					{ id: `${records[0].id}, ${records[1].id}` },
+					{ id: records[2].id },
+					{ id: records[3].id },
+					{ id: records[4].id },
+					{ id: records[4].id },
+				],
 			);
 			expect(result.error).toBeUndefined();
 			const chunks = [
@@ -281,11 +365,22 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 					expect(request.body).toEqual({ ids: chunks[index] });
 				} else {
 					expect(request.path).toBe('/MassAction');
-					expect(request.body).toEqual({ entityType: 'Account', action: 'delete', params: { ids: chunks[index] } });
+					expect(request.body).toEqual({
+						entityType: 'Account',
+						action: 'delete',
+						params: { ids: chunks[index] },
+					});
 				}
 			});
 			expect(result.json).toEqual(
-				chunks.map((ids) => ({ entityType: 'Account', requested: ids.length, outcome: 'deleted', count: ids.length, ids, deleted: true })),
+				chunks.map((ids) => ({
+					entityType: 'Account',
+					requested: ids.length,
+					outcome: 'deleted',
+					count: ids.length,
+					ids,
+					deleted: true,
+				})),
 			);
 			expect(result.items.map((item) => item.pairedItem)).toEqual([
 				[{ item: 0 }],
@@ -297,32 +392,44 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		test('Mass Delete says deleted: false when EspoCRM deleted fewer records than asked (an ID that does not exist)', async () => {
 			const [record] = accounts(1);
-			const result = await bed.run({ resource: 'bulk', operation: 'massDelete', entityType: 'Account' }, [{ id: record.id }, { id: 'b000000000000dead' }]);
+			const result = await bed.run(
+				{ resource: 'bulk', operation: 'massDelete', entityType: 'Account' },
+				[{ id: record.id }, { id: 'b000000000000dead' }],
+			);
 			expect(result.error).toBeUndefined();
 			// A Standard server answers `true` without a count: all that is known is that it took the request.
-			const told = dialect === 'espocrm' ? { count: 1, deleted: false, outcome: 'incomplete' } : { count: 2, deleted: true, outcome: 'deleted' };
+			const told =
+				dialect === 'espocrm'
+					? { count: 1, deleted: false, outcome: 'incomplete' }
+					: { count: 2, deleted: true, outcome: 'deleted' };
 			expect(result.json).toEqual([expect.objectContaining({ requested: 2, ...told })]);
 			expect(bed.sandbox.store.get('Account', record.id)).toBeUndefined();
 		});
 
-		test.each(['massUpdate', 'massDelete'])('%s with no ID in any item fails before sending anything', async (operation) => {
-			accounts(2);
-			const result = await bed.run(
-				{ resource: 'bulk', operation, entityType: 'Account', fields: { status: 'Active' } },
-				[{}, { name: 'no id here' }],
-			);
-			expect(result.error?.name).toBe('NodeOperationError');
-			expect(result.error?.message).toContain('No input item has a record ID in the field "id"');
-			expect(result.error?.description).toContain('Nothing was sent');
-			expect(result.json).toEqual([]);
-			expect(bed.received()).toEqual([]);
-			expect(bed.sandbox.store.list('Account').map((r) => r.status)).toEqual(['New', 'New']);
-		});
+		test.each(['massUpdate', 'massDelete'])(
+			'%s with no ID in any item fails before sending anything',
+			async (operation) => {
+				accounts(2);
+				const result = await bed.run(
+					{ resource: 'bulk', operation, entityType: 'Account', fields: { status: 'Active' } },
+					[{}, { name: 'no id here' }],
+				);
+				expect(result.error?.name).toBe('NodeOperationError');
+				expect(result.error?.message).toContain('No input item has a record ID in the field "id"');
+				expect(result.error?.description).toContain('Nothing was sent');
+				expect(result.json).toEqual([]);
+				expect(bed.received()).toEqual([]);
+				expect(bed.sandbox.store.list('Account').map((r) => r.status)).toEqual(['New', 'New']);
+			},
+		);
 	});
 
 	describe('Lead Convert', () => {
 		const records = {
-			Account: { name: 'Analytical Engines Ltd', moreFields: '{"website": "https://engines.example.com"}' },
+			Account: {
+				name: 'Analytical Engines Ltd',
+				moreFields: '{"website": "https://engines.example.com"}',
+			},
 			Contact: { firstName: 'Ada', lastName: 'Lovelace' },
 			Opportunity: { name: 'Difference Engine', amount: 5000 },
 		};
@@ -332,7 +439,11 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			Opportunity: { name: 'Difference Engine', amount: 5000 },
 		};
 
-		function expectConvertRequest(request: IDataObject & { method: string; path: string; body: unknown }, leadId: string, sent: IDataObject) {
+		function expectConvertRequest(
+			request: IDataObject & { method: string; path: string; body: unknown },
+			leadId: string,
+			sent: IDataObject,
+		) {
 			expect(request.method).toBe('POST');
 			if (dialect === 'standard') {
 				expect(request.path).toBe(`/Lead/${leadId}/action/convert`);
@@ -345,8 +456,17 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 		}
 
 		test('looks at the lead, then converts it: the records are created and linked', async () => {
-			const lead = bed.sandbox.store.create('Lead', { firstName: 'Ada', lastName: 'Lovelace', status: 'New' });
-			const result = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
+			const lead = bed.sandbox.store.create('Lead', {
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				status: 'New',
+			});
+			const result = await bed.run({
+				resource: 'lead',
+				operation: 'convert',
+				leadId: byId(lead.id),
+				records,
+			});
 			expect(result.error).toBeUndefined();
 
 			const requests = bed.received();
@@ -357,10 +477,23 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			const [account] = bed.sandbox.store.list('Account');
 			const [contact] = bed.sandbox.store.list('Contact');
 			const [opportunity] = bed.sandbox.store.list('Opportunity');
-			expect(account).toMatchObject({ name: 'Analytical Engines Ltd', website: 'https://engines.example.com' });
-			expect(contact).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', accountId: account.id });
-			expect(opportunity).toMatchObject({ name: 'Difference Engine', amount: 5000, accountId: account.id });
-			expect(bed.sandbox.store.related('Opportunity', opportunity.id, 'contacts').map((c) => c.id)).toEqual([contact.id]);
+			expect(account).toMatchObject({
+				name: 'Analytical Engines Ltd',
+				website: 'https://engines.example.com',
+			});
+			expect(contact).toMatchObject({
+				firstName: 'Ada',
+				lastName: 'Lovelace',
+				accountId: account.id,
+			});
+			expect(opportunity).toMatchObject({
+				name: 'Difference Engine',
+				amount: 5000,
+				accountId: account.id,
+			});
+			expect(
+				bed.sandbox.store.related('Opportunity', opportunity.id, 'contacts').map((c) => c.id),
+			).toEqual([contact.id]);
 
 			expect(result.json).toHaveLength(1);
 			expect(result.json[0]).toMatchObject({
@@ -382,7 +515,9 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				records: { Contact: { firstName: 'Grace', lastName: 'Hopper' } },
 			});
 			expect(result.error).toBeUndefined();
-			expectConvertRequest(bed.received('POST')[0] as never, lead.id, { Contact: { firstName: 'Grace', lastName: 'Hopper' } });
+			expectConvertRequest(bed.received('POST')[0] as never, lead.id, {
+				Contact: { firstName: 'Grace', lastName: 'Hopper' },
+			});
 			expect(bed.sandbox.store.count('Account')).toBe(0);
 			expect(bed.sandbox.store.count('Opportunity')).toBe(0);
 			expect(bed.sandbox.store.count('Contact')).toBe(1);
@@ -391,7 +526,12 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		async function convertedLead() {
 			const lead = bed.sandbox.store.create('Lead', { firstName: 'Ada', lastName: 'Lovelace' });
-			const first = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
+			const first = await bed.run({
+				resource: 'lead',
+				operation: 'convert',
+				leadId: byId(lead.id),
+				records,
+			});
 			expect(first.error).toBeUndefined();
 			bed.sandbox.clearRequests();
 			return { lead, created: first.json[0] };
@@ -399,7 +539,12 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		test('an already converted lead is refused by default, without a convert request', async () => {
 			const { lead, created } = await convertedLead();
-			const result = await bed.run({ resource: 'lead', operation: 'convert', leadId: byId(lead.id), records });
+			const result = await bed.run({
+				resource: 'lead',
+				operation: 'convert',
+				leadId: byId(lead.id),
+				records,
+			});
 			expect(result.error?.name).toBe('NodeOperationError');
 			expect(result.error?.message).toContain(`Lead ${lead.id} is already converted`);
 			expect(result.error?.description).toContain(String(created.createdAccountId));
@@ -432,7 +577,10 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 
 		test('"convertAgain" converts the lead once more', async () => {
 			const { lead, created } = await convertedLead();
-			const again = { Account: { name: 'Second Ltd' }, Opportunity: { name: 'Second deal', amount: 1 } };
+			const again = {
+				Account: { name: 'Second Ltd' },
+				Opportunity: { name: 'Second deal', amount: 1 },
+			};
 			const result = await bed.run({
 				resource: 'lead',
 				operation: 'convert',
@@ -473,7 +621,9 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 			expect(result.json[0].error).toEqual(expect.stringContaining('already converted'));
 			expect(result.json[1]).toMatchObject({ id: fresh.id, status: 'Converted' });
 			expect(bed.received('POST')).toHaveLength(1);
-			expectConvertRequest(bed.received('POST')[0] as never, fresh.id, { Contact: { firstName: 'Grace', lastName: 'Hopper' } });
+			expectConvertRequest(bed.received('POST')[0] as never, fresh.id, {
+				Contact: { firstName: 'Grace', lastName: 'Hopper' },
+			});
 		});
 	});
 
@@ -529,7 +679,11 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				isHtml: true,
 			});
 			expect(result.json).toHaveLength(1);
-			expect(result.json[0]).toMatchObject({ id: bed.sandbox.outbox[0].emailId, status: 'Sent', parentId: contact.id });
+			expect(result.json[0]).toMatchObject({
+				id: bed.sandbox.outbox[0].emailId,
+				status: 'Sent',
+				parentId: contact.id,
+			});
 		});
 
 		if (dialect === 'standard') {
@@ -537,7 +691,12 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 				const result = await bed.run({ ...message, from: '', isHtml: false, body: 'Hi' });
 				expect(result.error).toBeUndefined();
 				const [request] = bed.received();
-				expect(request.body).toEqual({ to: 'ada@example.com;grace@example.com', subject: 'Hello', body: 'Hi', isHtml: false });
+				expect(request.body).toEqual({
+					to: 'ada@example.com;grace@example.com',
+					subject: 'Hello',
+					body: 'Hi',
+					isHtml: false,
+				});
 				expect(bed.sandbox.outbox).toHaveLength(1);
 				expect(bed.sandbox.outbox[0]).toMatchObject({ from: null, isHtml: false, body: 'Hi' });
 				expect(result.json[0]).toMatchObject({ status: 'Sent' });
@@ -558,15 +717,24 @@ describe.each<Dialect>(['standard', 'espocrm'])('dialect %s', (dialect) => {
 		test("a sender address that EspoCRM 9 refuses (403 Not allowed 'from' address.) says which addresses the API user may send from", async () => {
 			// EspoCRM 9.1.7's answer for an API user without an address of its own, a shared group account or a
 			// system address held by a group account (Email's CheckFromAddress): injected, the sandbox being 8.1.5.
-			bed.sandbox.faults.failNext({ status: 403, reason: "Not allowed 'from' address.", method: 'POST', pathPrefix: '/Email' });
+			bed.sandbox.faults.failNext({
+				status: 403,
+				reason: "Not allowed 'from' address.",
+				method: 'POST',
+				pathPrefix: '/Email',
+			});
 			const result = await bed.run(message);
 			expect(result.error?.name).toBe('NodeApiError');
 			expect(result.error?.httpCode).toBe('403');
-			expect(result.error?.message).toBe('The server refused the sender address in "From" (403): Not allowed \'from\' address.');
+			expect(result.error?.message).toBe(
+				'The server refused the sender address in "From" (403): Not allowed \'from\' address.',
+			);
 			expect(result.error?.description).toContain('Group Email Accounts');
 			expect(result.error?.description).toContain('Outbound Emails > Is Shared');
-			expect(result.error?.description).not.toContain("role does not allow this");
-			expect(bed.received()).toEqual([expect.objectContaining({ method: 'POST', path: '/Email', status: 403 })]);
+			expect(result.error?.description).not.toContain('role does not allow this');
+			expect(bed.received()).toEqual([
+				expect.objectContaining({ method: 'POST', path: '/Email', status: 403 }),
+			]);
 			expect(bed.sandbox.outbox).toEqual([]);
 		});
 

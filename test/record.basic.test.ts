@@ -5,7 +5,12 @@ const bed = useSandbox();
 describe('Record > Create and Get through n8n', () => {
 	test('creates a contact with the fields given, sending the API key', async () => {
 		const result = await bed.run(
-			{ resource: 'record', operation: 'create', entityType: 'Contact', fields: { firstName: 'Ada', lastName: 'Lovelace' } },
+			{
+				resource: 'record',
+				operation: 'create',
+				entityType: 'Contact',
+				fields: { firstName: 'Ada', lastName: 'Lovelace' },
+			},
 			[{}],
 		);
 		expect(result.error).toBeUndefined();
@@ -22,20 +27,38 @@ describe('Record > Create and Get through n8n', () => {
 
 	test('gets a record by ID and by its web address', async () => {
 		const contact = bed.sandbox.store.create('Contact', { firstName: 'Grace', lastName: 'Hopper' });
-		const byId = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: contact.id } });
+		const byId = await bed.run({
+			resource: 'record',
+			operation: 'get',
+			entityType: 'Contact',
+			recordId: { __rl: true, mode: 'id', value: contact.id },
+		});
 		expect(byId.json[0]).toMatchObject({ id: contact.id, lastName: 'Hopper' });
 		const byUrl = await bed.run({
 			resource: 'record',
 			operation: 'get',
 			entityType: 'Contact',
-			recordId: { __rl: true, mode: 'url', value: `https://crm.example.com/#Contact/view/${contact.id}`, __regex: 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)' },
+			recordId: {
+				__rl: true,
+				mode: 'url',
+				value: `https://crm.example.com/#Contact/view/${contact.id}`,
+				__regex: 'https?://.+#[A-Za-z0-9_]+/view/([^/?#]+)',
+			},
 		});
 		expect(byUrl.json[0]).toMatchObject({ id: contact.id });
-		expect(bed.received('GET').map((request) => request.path)).toEqual([`/Contact/${contact.id}`, `/Contact/${contact.id}`]);
+		expect(bed.received('GET').map((request) => request.path)).toEqual([
+			`/Contact/${contact.id}`,
+			`/Contact/${contact.id}`,
+		]);
 	});
 
 	test('a record that does not exist becomes a NodeApiError with the status and the server reason', async () => {
-		const result = await bed.run({ resource: 'record', operation: 'get', entityType: 'Contact', recordId: { __rl: true, mode: 'id', value: 'nope' } });
+		const result = await bed.run({
+			resource: 'record',
+			operation: 'get',
+			entityType: 'Contact',
+			recordId: { __rl: true, mode: 'id', value: 'nope' },
+		});
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.httpCode).toBe('404');
 		expect(result.error?.message).toContain('Record nope does not exist.');

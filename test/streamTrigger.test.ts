@@ -22,8 +22,18 @@ let clock: number;
 let account: { id: string };
 /** A note in the account's stream, `at` seconds apart as EspoCRM writes them. */
 const note = (fields: IDataObject = {}, at = (clock += 1000)) =>
-	bed.sandbox.streams.add({ parentType: 'Account', parentId: account.id, post: `Note ${at}`, createdAt: serverForm(at), ...fields });
-const accountStream = () => ({ event: 'streamNote', entityType: 'Account', recordId: byId(account.id) });
+	bed.sandbox.streams.add({
+		parentType: 'Account',
+		parentId: account.id,
+		post: `Note ${at}`,
+		createdAt: serverForm(at),
+		...fields,
+	});
+const accountStream = () => ({
+	event: 'streamNote',
+	entityType: 'Account',
+	recordId: byId(account.id),
+});
 
 beforeEach(() => {
 	bed.sandbox.setDialect('espocrm');
@@ -45,17 +55,23 @@ test('the first poll emits nothing; later polls emit each new post once, oldest 
 	expect(requests.every((request) => request.path === `/Account/${account.id}/stream`)).toBe(true);
 	expect(requests[0].query.after).toBeUndefined();
 	// From the start of the newest second seen: strictly after the second before it.
-	expect(requests[1].query).toMatchObject({ after: serverForm(Date.parse(`${last.createdAt}Z`) - 1000), where: [{ type: 'in', attribute: 'type', value: ['Post'] }] });
+	expect(requests[1].query).toMatchObject({
+		after: serverForm(Date.parse(`${last.createdAt}Z`) - 1000),
+		where: [{ type: 'in', attribute: 'type', value: ['Post'] }],
+	});
 	expect(requests[2].query.after).toBe(serverForm(Date.parse(`${later[1].createdAt}Z`) - 1000));
 });
 
-test("the sandbox answers `after` as EspoCRM 8.1.5 does on both lists: the notes created strictly after it", async () => {
+test('the sandbox answers `after` as EspoCRM 8.1.5 does on both lists: the notes created strictly after it', async () => {
 	const [, at, later] = [note(), note(), note()];
 	note({ parentType: null, parentId: null, createdById: SANDBOX_USERS.apiKey.id }, clock);
 	const list = async (path: string) => {
-		const reply = await fetch(`${bed.sandbox.origin}/api/v1${path}?after=${encodeURIComponent(String(at.createdAt))}`, {
-			headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey },
-		});
+		const reply = await fetch(
+			`${bed.sandbox.origin}/api/v1${path}?after=${encodeURIComponent(String(at.createdAt))}`,
+			{
+				headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey },
+			},
+		);
 		return ((await reply.json()) as { list: IDataObject[] }).list.map((listed) => listed.id);
 	};
 	expect(await list(`/Account/${account.id}/stream`)).toEqual([later.id]);
@@ -65,10 +81,23 @@ test("the sandbox answers `after` as EspoCRM 8.1.5 does on both lists: the notes
 test('a post made through the node comes with the next poll', async () => {
 	const trigger = pollingTrigger(bed.store, accountStream());
 	expect(await trigger.poll()).toBeNull();
-	const posted = await bed.run({ resource: 'stream', operation: 'post', entityType: 'Account', recordId: byId(account.id), post: 'Invoice #123 paid' });
+	const posted = await bed.run({
+		resource: 'stream',
+		operation: 'post',
+		entityType: 'Account',
+		recordId: byId(account.id),
+		post: 'Invoice #123 paid',
+	});
 	expect(posted.error).toBeUndefined();
 	const emitted = await trigger.poll();
-	expect(emitted).toEqual([expect.objectContaining({ id: posted.json[0].id, type: 'Post', post: 'Invoice #123 paid', parentId: account.id })]);
+	expect(emitted).toEqual([
+		expect.objectContaining({
+			id: posted.json[0].id,
+			type: 'Post',
+			post: 'Invoice #123 paid',
+			parentId: account.id,
+		}),
+	]);
 	expect(await trigger.poll()).toBeNull();
 });
 
@@ -96,7 +125,16 @@ test('450 notes between two polls: all of them, each once, oldest first, in over
 });
 
 test("the API user's own stream: notes of the records it follows and its own posts", async () => {
-	expect((await bed.run({ resource: 'stream', operation: 'follow', entityType: 'Account', recordId: byId(account.id) })).error).toBeUndefined();
+	expect(
+		(
+			await bed.run({
+				resource: 'stream',
+				operation: 'follow',
+				entityType: 'Account',
+				recordId: byId(account.id),
+			})
+		).error,
+	).toBeUndefined();
 	bed.sandbox.clearRequests();
 	const other = bed.sandbox.store.create('Account', { name: 'Not followed' });
 	note();
@@ -110,11 +148,18 @@ test("the API user's own stream: notes of the records it follows and its own pos
 });
 
 test('Note Types: only the types chosen (Post by default; none chosen: every type)', async () => {
-	const trigger = pollingTrigger(bed.store, { ...accountStream(), noteTypes: ['Status', 'Update'] });
+	const trigger = pollingTrigger(bed.store, {
+		...accountStream(),
+		noteTypes: ['Status', 'Update'],
+	});
 	const everything = pollingTrigger(bed.store, { ...accountStream(), noteTypes: [] });
 	const posts = pollingTrigger(bed.store, accountStream());
 	for (const each of [trigger, everything, posts]) await each.poll();
-	const [post, status, update] = [note(), note({ type: 'Status', post: null }), note({ type: 'Update', post: null })];
+	const [post, status, update] = [
+		note(),
+		note({ type: 'Status', post: null }),
+		note({ type: 'Update', post: null }),
+	];
 	expect(ids(await trigger.poll())).toEqual([status.id, update.id]);
 	expect(ids(await everything.poll())).toEqual([post.id, status.id, update.id]);
 	expect(ids(await posts.poll())).toEqual([post.id]);
@@ -151,13 +196,19 @@ test('"Fetch Test Event" on a stream without a note says why and what to do, as 
 		"The stream of this Account has no note of the types chosen (Post) yet. Fetch Test Event shows the newest one. Post a note on the record (in EspoCRM, or with this node's Stream > Post), or choose a record whose stream has notes, or other Note Types, then fetch again.",
 	);
 	expect(error?.description ?? '').toBe('');
-	const ofUser = await pollingTrigger(bed.store, { event: 'streamNote', streamOf: 'user', noteTypes: [] })
+	const ofUser = await pollingTrigger(bed.store, {
+		event: 'streamNote',
+		streamOf: 'user',
+		noteTypes: [],
+	})
 		.poll('manual')
 		.then(
 			() => undefined,
 			(e: Error) => e,
 		);
-	expect(ofUser?.message).toMatch(/^The API user's stream has no note yet\. Fetch Test Event shows the newest one\. Post to a record the API user follows/);
+	expect(ofUser?.message).toMatch(
+		/^The API user's stream has no note yet\. Fetch Test Event shows the newest one\. Post to a record the API user follows/,
+	);
 });
 
 test('"Fetch Test Event" returns the newest note and changes nothing', async () => {
@@ -167,20 +218,36 @@ test('"Fetch Test Event" returns the newest note and changes nothing', async () 
 	const trigger = pollingTrigger(bed.store, accountStream());
 	expect(ids(await trigger.poll('manual'))).toEqual([newest.id]);
 	expect(trigger.staticData).toEqual({});
-	expect(bed.received('GET')[0].query).toMatchObject({ maxSize: '1', where: [{ type: 'in', attribute: 'type', value: ['Post'] }] });
+	expect(bed.received('GET')[0].query).toMatchObject({
+		maxSize: '1',
+		where: [{ type: 'in', attribute: 'type', value: ['Post'] }],
+	});
 	expect(bed.received('GET')[0].query.orderBy).toBeUndefined();
 });
 
 test('the form: a saved record trigger shows what it showed; the stream event its own parameters', () => {
 	const { description } = new RecordManagementServiceTrigger();
 	const shown = (parameters: IDataObject) =>
-		Object.keys(NodeHelpers.getNodeParameters(description.properties, parameters as INodeParameters, true, false, null, description) ?? {});
+		Object.keys(
+			NodeHelpers.getNodeParameters(
+				description.properties,
+				parameters as INodeParameters,
+				true,
+				false,
+				null,
+				description,
+			) ?? {},
+		);
 	const records = shown({ entityType: 'Contact' });
-	expect(records).toEqual(expect.arrayContaining(['entityType', 'event', 'filterMode', 'searchText', 'select']));
+	expect(records).toEqual(
+		expect.arrayContaining(['entityType', 'event', 'filterMode', 'searchText', 'select']),
+	);
 	expect(records).not.toContain('streamOf');
 	expect(records).not.toContain('recordId');
 	const stream = shown({ event: 'streamNote' });
-	expect(stream).toEqual(expect.arrayContaining(['entityType', 'streamOf', 'recordId', 'noteTypes']));
+	expect(stream).toEqual(
+		expect.arrayContaining(['entityType', 'streamOf', 'recordId', 'noteTypes']),
+	);
 	expect(stream).not.toContain('filterMode');
 	expect(stream).not.toContain('select');
 	const userStream = shown({ event: 'streamNote', streamOf: 'user' });

@@ -12,7 +12,8 @@ import type { RecordedRequest } from './sandbox';
 const bed = useSandbox();
 
 const store = () => bed.sandbox.store;
-const paths = (requests: RecordedRequest[]) => requests.map((request) => `${request.method} ${request.path}`);
+const paths = (requests: RecordedRequest[]) =>
+	requests.map((request) => `${request.method} ${request.path}`);
 const lookups = () => bed.received('GET').filter((request) => request.path === '/Contact');
 
 const upsertByEmail = (parameters: IDataObject = {}) => ({
@@ -21,7 +22,11 @@ const upsertByEmail = (parameters: IDataObject = {}) => ({
 	entityType: 'Contact',
 	matchField: 'emailAddress',
 	matchValue: '={{ $json.email }}',
-	fields: { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', description: '={{ $json.note }}' },
+	fields: {
+		firstName: '={{ $json.first }}',
+		lastName: '={{ $json.last }}',
+		description: '={{ $json.note }}',
+	},
 	...parameters,
 });
 
@@ -37,7 +42,11 @@ describe('Create or Update at scale', () => {
 	test('250 items, 150 of their values stored in other letter case, 20 values twice: N + ceil(N / 100) requests, each record once', async () => {
 		// 150 stored, written differently from the input (upper case); the input has spaces around every value.
 		const stored = Array.from({ length: 150 }, (_, n) =>
-			store().create('Contact', { firstName: 'Old', lastName: `Stored${n}`, emailAddress: `Person${n}@Example.COM` }),
+			store().create('Contact', {
+				firstName: 'Old',
+				lastName: `Stored${n}`,
+				emailAddress: `Person${n}@Example.COM`,
+			}),
 		);
 		const items: IDataObject[] = Array.from({ length: 230 }, (_, n) => ({
 			email: `  person${n}@example.com `,
@@ -46,8 +55,16 @@ describe('Create or Update at scale', () => {
 			note: 'first',
 		}));
 		// 20 values come again later in the input (10 stored ones, 10 new ones), with other values.
-		for (const n of [...Array.from({ length: 10 }, (_, k) => k * 7), ...Array.from({ length: 10 }, (_, k) => 160 + k * 7)]) {
-			items.push({ email: `PERSON${n}@example.com`, first: 'Again', last: `Person${n}`, note: 'second' });
+		for (const n of [
+			...Array.from({ length: 10 }, (_, k) => k * 7),
+			...Array.from({ length: 10 }, (_, k) => 160 + k * 7),
+		]) {
+			items.push({
+				email: `PERSON${n}@example.com`,
+				first: 'Again',
+				last: `Person${n}`,
+				note: 'second',
+			});
 		}
 		expect(items).toHaveLength(250);
 		bed.sandbox.faults.latencyMs = 5;
@@ -73,12 +90,24 @@ describe('Create or Update at scale', () => {
 		// Every value once in the store, with the input's last values; the stored ones kept their ids.
 		const contacts = store().list('Contact');
 		expect(contacts).toHaveLength(230);
-		const byEmail = new Map(contacts.map((contact) => [String(contact.emailAddress).toLowerCase(), contact]));
+		const byEmail = new Map(
+			contacts.map((contact) => [String(contact.emailAddress).toLowerCase(), contact]),
+		);
 		expect(byEmail.size).toBe(230);
-		for (const [n, record] of stored.entries()) expect(byEmail.get(`person${n}@example.com`)?.id).toBe(record.id);
-		expect(byEmail.get('person7@example.com')).toMatchObject({ firstName: 'Again', description: 'second' });
-		expect(byEmail.get('person167@example.com')).toMatchObject({ firstName: 'Again', description: 'second' });
-		expect(byEmail.get('person8@example.com')).toMatchObject({ firstName: 'New', description: 'first' });
+		for (const [n, record] of stored.entries())
+			expect(byEmail.get(`person${n}@example.com`)?.id).toBe(record.id);
+		expect(byEmail.get('person7@example.com')).toMatchObject({
+			firstName: 'Again',
+			description: 'second',
+		});
+		expect(byEmail.get('person167@example.com')).toMatchObject({
+			firstName: 'Again',
+			description: 'second',
+		});
+		expect(byEmail.get('person8@example.com')).toMatchObject({
+			firstName: 'New',
+			description: 'first',
+		});
 		// New records got the value trimmed.
 		expect(byEmail.get('person200@example.com')?.emailAddress).toBe('person200@example.com');
 
@@ -87,8 +116,12 @@ describe('Create or Update at scale', () => {
 		expect(result.items.map((item) => item.pairedItem)).toEqual(items.map((_, item) => ({ item })));
 		const firstOf167 = result.json[167];
 		expect(result.json[230 + 11]).toMatchObject({ id: firstOf167.id, description: 'second' });
-		const post167 = bed.received('POST').find((request) => request.body.emailAddress === 'person167@example.com');
-		const put167 = bed.received('PUT').find((request) => request.path === `/Contact/${String(firstOf167.id)}`);
+		const post167 = bed
+			.received('POST')
+			.find((request) => request.body.emailAddress === 'person167@example.com');
+		const put167 = bed
+			.received('PUT')
+			.find((request) => request.path === `/Contact/${String(firstOf167.id)}`);
 		expect(post167?.body).toMatchObject({ firstName: 'New', description: 'first' });
 		expect(put167?.body).toMatchObject({ firstName: 'Again', description: 'second' });
 		expect(requests.indexOf(post167!)).toBeLessThan(requests.indexOf(put167!));
@@ -96,18 +129,39 @@ describe('Create or Update at scale', () => {
 
 	test('the same value many times with Max Parallel Requests 5: one create, then updates in input order', async () => {
 		bed.sandbox.faults.latencyMs = 5;
-		const items = Array.from({ length: 12 }, (_, n) => ({ email: n % 2 ? 'Same@example.com' : ' same@example.com', first: 'S', last: 'Same', note: `v${n}` }));
+		const items = Array.from({ length: 12 }, (_, n) => ({
+			email: n % 2 ? 'Same@example.com' : ' same@example.com',
+			first: 'S',
+			last: 'Same',
+			note: `v${n}`,
+		}));
 		const result = await bed.run(upsertByEmail(), items);
 		expectNoOutputError(result);
-		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact', ...Array(11).fill(`PUT /Contact/${String(result.json[0].id)}`)]);
-		expect(bed.received('PUT').map((request) => request.body.description)).toEqual(items.slice(1).map((item) => item.note));
-		expect(store().list('Contact')).toEqual([expect.objectContaining({ emailAddress: 'same@example.com', description: 'v11' })]);
+		expect(paths(bed.received())).toEqual([
+			'GET /Contact',
+			'POST /Contact',
+			...Array(11).fill(`PUT /Contact/${String(result.json[0].id)}`),
+		]);
+		expect(bed.received('PUT').map((request) => request.body.description)).toEqual(
+			items.slice(1).map((item) => item.note),
+		);
+		expect(store().list('Contact')).toEqual([
+			expect.objectContaining({ emailAddress: 'same@example.com', description: 'v11' }),
+		]);
 	});
 
 	test('the look-ups are sent several at once, within Max Parallel Requests', async () => {
 		bed.sandbox.faults.latencyMs = 30;
-		const items = Array.from({ length: 40 }, (_, n) => ({ email: `p${n}@example.com`, first: 'P', last: `P${n}`, note: '' }));
-		const result = await bed.run(upsertByEmail({ upsertOptions: { valuesPerLookup: 5 }, requestSettings: { maxParallel: 3 } }), items);
+		const items = Array.from({ length: 40 }, (_, n) => ({
+			email: `p${n}@example.com`,
+			first: 'P',
+			last: `P${n}`,
+			note: '',
+		}));
+		const result = await bed.run(
+			upsertByEmail({ upsertOptions: { valuesPerLookup: 5 }, requestSettings: { maxParallel: 3 } }),
+			items,
+		);
 		expectNoOutputError(result);
 		expect(lookups()).toHaveLength(8);
 		expect(bed.received()).toHaveLength(48);
@@ -118,7 +172,12 @@ describe('Create or Update at scale', () => {
 
 	test('a long value makes a chunk smaller: no look-up has a query string over 7,000 characters', async () => {
 		const long = 'x'.repeat(180);
-		const items = Array.from({ length: 60 }, (_, n) => ({ email: `${long}${n}@example.com`, first: 'L', last: `L${n}`, note: '' }));
+		const items = Array.from({ length: 60 }, (_, n) => ({
+			email: `${long}${n}@example.com`,
+			first: 'L',
+			last: `L${n}`,
+			note: '',
+		}));
 		const result = await bed.run(upsertByEmail(), items);
 		expectNoOutputError(result);
 		expect(lookups().length).toBeGreaterThan(1);
@@ -129,26 +188,50 @@ describe('Create or Update at scale', () => {
 
 describe('Create or Update matches as the server does', () => {
 	test('issue 33.2: "  cora@example.com  " updates the stored Cora@Example.com; " Dora " creates "Dora" once', async () => {
-		const cora = store().create('Contact', { firstName: 'Cora', lastName: 'Old', emailAddress: 'Cora@Example.com' });
-		const result = await bed.run(upsertByEmail(), [{ email: '  cora@example.com  ', first: 'Cora', last: 'New', note: 'n' }]);
+		const cora = store().create('Contact', {
+			firstName: 'Cora',
+			lastName: 'Old',
+			emailAddress: 'Cora@Example.com',
+		});
+		const result = await bed.run(upsertByEmail(), [
+			{ email: '  cora@example.com  ', first: 'Cora', last: 'New', note: 'n' },
+		]);
 		expectNoOutputError(result);
 		expect(paths(bed.received())).toEqual(['GET /Contact', `PUT /Contact/${cora.id}`]);
-		expect(store().list('Contact')).toEqual([expect.objectContaining({ id: cora.id, lastName: 'New' })]);
+		expect(store().list('Contact')).toEqual([
+			expect.objectContaining({ id: cora.id, lastName: 'New' }),
+		]);
 
 		bed.sandbox.clearRequests();
-		const accounts = { resource: 'record', operation: 'upsert', entityType: 'Account', matchField: 'name', matchValue: '={{ $json.name }}', fields: { description: '={{ $json.note }}' } };
+		const accounts = {
+			resource: 'record',
+			operation: 'upsert',
+			entityType: 'Account',
+			matchField: 'name',
+			matchValue: '={{ $json.name }}',
+			fields: { description: '={{ $json.note }}' },
+		};
 		const first = await bed.run(accounts, [{ name: ' Dora ', note: 'one' }]);
 		expectNoOutputError(first);
 		expect(bed.received('POST')[0].body).toEqual({ name: 'Dora', description: 'one' });
 		const second = await bed.run(accounts, [{ name: 'DORA  ', note: 'two' }]);
 		expectNoOutputError(second);
-		expect(store().list('Account')).toEqual([expect.objectContaining({ name: 'Dora', description: 'two' })]);
+		expect(store().list('Account')).toEqual([
+			expect.objectContaining({ name: 'Dora', description: 'two' }),
+		]);
 	});
 
 	test("a person's name is looked up with an or of equals (EspoCRM has no `in` for it)", async () => {
 		const ada = store().create('Contact', { firstName: 'Ada', lastName: 'Lovelace' });
 		const result = await bed.run(
-			{ resource: 'record', operation: 'upsert', entityType: 'Contact', matchField: 'name', matchValue: '={{ $json.name }}', fields: { lastName: '={{ $json.last }}', description: '={{ $json.note }}' } },
+			{
+				resource: 'record',
+				operation: 'upsert',
+				entityType: 'Contact',
+				matchField: 'name',
+				matchValue: '={{ $json.name }}',
+				fields: { lastName: '={{ $json.last }}', description: '={{ $json.note }}' },
+			},
 			[
 				{ name: 'ada lovelace', last: 'Lovelace', note: 'a' },
 				{ name: 'Grace Hopper', last: 'Hopper', note: 'g' },
@@ -165,7 +248,11 @@ describe('Create or Update matches as the server does', () => {
 				],
 			},
 		]);
-		expect(paths(bed.received())).toEqual(['GET /Contact', `PUT /Contact/${ada.id}`, 'POST /Contact']);
+		expect(paths(bed.received())).toEqual([
+			'GET /Contact',
+			`PUT /Contact/${ada.id}`,
+			'POST /Contact',
+		]);
 	});
 
 	test.each(['espocrm', 'standard'] as const)(
@@ -182,19 +269,32 @@ describe('Create or Update matches as the server does', () => {
 						{ emailAddress: 'Other@example.com', primary: false },
 					],
 				});
-				const plain = store().create('Contact', { lastName: 'Plain', emailAddress: 'plain@example.com' });
+				const plain = store().create('Contact', {
+					lastName: 'Plain',
+					emailAddress: 'plain@example.com',
+				});
 				const result = await bed.run(upsertByEmail(), [
 					{ email: 'other@example.com', first: 'M', last: 'Multi', note: 'by other' },
 					{ email: 'plain@example.com', first: 'P', last: 'Plain', note: 'plain' },
 					{ email: 'new@example.com', first: 'N', last: 'New', note: 'new' },
 				]);
 				expectNoOutputError(result);
-				expect(result.json.map((json) => json.id)).toEqual([multi.id, plain.id, expect.any(String)]);
+				expect(result.json.map((json) => json.id)).toEqual([
+					multi.id,
+					plain.id,
+					expect.any(String),
+				]);
 				expect(store().count('Contact')).toBe(3);
 				expect(store().get('Contact', multi.id)).toMatchObject({ description: 'by other' });
 				// A list shows only the primary address: the record is read to see its others.
 				expect(paths(bed.received()).sort()).toEqual(
-					['GET /Contact', `GET /Contact/${multi.id}`, `PUT /Contact/${multi.id}`, `PUT /Contact/${plain.id}`, 'POST /Contact'].sort(),
+					[
+						'GET /Contact',
+						`GET /Contact/${multi.id}`,
+						`PUT /Contact/${multi.id}`,
+						`PUT /Contact/${plain.id}`,
+						'POST /Contact',
+					].sort(),
 				);
 			} finally {
 				bed.sandbox.setDialect('both');
@@ -206,7 +306,12 @@ describe('Create or Update matches as the server does', () => {
 describe('Create or Update: failures stay with their items', () => {
 	test('a look-up refused with 500 is sent again value by value; every item still written once', async () => {
 		store().create('Contact', { lastName: 'Found', emailAddress: 'found@example.com' });
-		bed.sandbox.faults.failNext({ method: 'GET', pathPrefix: '/Contact', status: 500, reason: 'boom' });
+		bed.sandbox.faults.failNext({
+			method: 'GET',
+			pathPrefix: '/Contact',
+			status: 500,
+			reason: 'boom',
+		});
 		const result = await bed.run(upsertByEmail(), [
 			{ email: 'found@example.com', first: 'F', last: 'Found', note: 'f' },
 			{ email: 'new@example.com', first: 'N', last: 'New', note: 'n' },
@@ -220,10 +325,18 @@ describe('Create or Update: failures stay with their items', () => {
 	});
 
 	test('a look-up that keeps failing (503 beyond the retries) fails its items only, with Continue on fail', async () => {
-		const items = Array.from({ length: 4 }, (_, n) => ({ email: `c${n}@example.com`, first: 'C', last: `C${n}`, note: '' }));
+		const items = Array.from({ length: 4 }, (_, n) => ({
+			email: `c${n}@example.com`,
+			first: 'C',
+			last: `C${n}`,
+			note: '',
+		}));
 		bed.sandbox.faults.failNext({ method: 'GET', pathPrefix: '/Contact', status: 503, count: 1 });
 		const result = await bed.run(
-			upsertByEmail({ upsertOptions: { valuesPerLookup: 2 }, requestSettings: { maxRetries: 0, maxParallel: 1 } }),
+			upsertByEmail({
+				upsertOptions: { valuesPerLookup: 2 },
+				requestSettings: { maxRetries: 0, maxParallel: 1 },
+			}),
 			items,
 			{ onError: 'continueRegularOutput' },
 		);
@@ -232,15 +345,27 @@ describe('Create or Update: failures stay with their items', () => {
 		expect((result.items[0].error as RunResult['error'])?.httpCode).toBe('503');
 		expect((result.items[1].error as RunResult['error'])?.httpCode).toBe('503');
 		// One request failed for both items: each error names its own item.
-		expect(result.items.slice(0, 2).map((item) => (item.error as RunResult['error'])?.context?.itemIndex)).toEqual([0, 1]);
+		expect(
+			result.items
+				.slice(0, 2)
+				.map((item) => (item.error as RunResult['error'])?.context?.itemIndex),
+		).toEqual([0, 1]);
 		expect(result.items[2].error).toBeUndefined();
 		expect(result.items[3].error).toBeUndefined();
 		expect(lookups()).toHaveLength(2);
-		expect(bed.received('POST').map((request) => request.body.emailAddress)).toEqual(['c2@example.com', 'c3@example.com']);
+		expect(bed.received('POST').map((request) => request.body.emailAddress)).toEqual([
+			'c2@example.com',
+			'c3@example.com',
+		]);
 	});
 
 	test('a create the server refuses fails that item; the next item of the value looks again and creates', async () => {
-		bed.sandbox.faults.failNext({ method: 'POST', pathPrefix: '/Contact', status: 400, reason: 'Field validation failure' });
+		bed.sandbox.faults.failNext({
+			method: 'POST',
+			pathPrefix: '/Contact',
+			status: 400,
+			reason: 'Field validation failure',
+		});
 		const result = await bed.run(
 			upsertByEmail(),
 			[
@@ -253,7 +378,10 @@ describe('Create or Update: failures stay with their items', () => {
 		expect(result.items).toHaveLength(3);
 		expect((result.items[0].error as RunResult['error'])?.httpCode).toBe('400');
 		expect(result.items[1].json).toMatchObject({ emailAddress: 'y@example.com' });
-		expect(result.items[2].json).toMatchObject({ emailAddress: 'x@example.com', lastName: 'Three' });
+		expect(result.items[2].json).toMatchObject({
+			emailAddress: 'x@example.com',
+			lastName: 'Three',
+		});
 		// Look-up of both values, the failed create, y's create, x looked up again, x's create.
 		expect(lookups().map((request) => whereOf(request)[0].type)).toEqual(['in', 'equals']);
 		expect(bed.received('POST')).toHaveLength(3);
@@ -274,8 +402,15 @@ describe('Create or Update: failures stay with their items', () => {
 		expect((result.items[0].error as RunResult['error'])?.httpCode).toBe('404');
 		// The record is still there (the 404 came from the fault switch): the second item finds it again and updates it.
 		expect(result.items[1].json).toMatchObject({ id: gone.id, lastName: 'Two' });
-		expect(paths(bed.received())).toEqual(['GET /Contact', `PUT /Contact/${gone.id}`, 'GET /Contact', `PUT /Contact/${gone.id}`]);
-		expect(whereOf(lookups()[1])).toEqual([{ type: 'equals', attribute: 'emailAddress', value: 'gone@example.com' }]);
+		expect(paths(bed.received())).toEqual([
+			'GET /Contact',
+			`PUT /Contact/${gone.id}`,
+			'GET /Contact',
+			`PUT /Contact/${gone.id}`,
+		]);
+		expect(whereOf(lookups()[1])).toEqual([
+			{ type: 'equals', attribute: 'emailAddress', value: 'gone@example.com' },
+		]);
 	});
 
 	test('bad input of one item: with Continue on fail the others are written, without it nothing is sent', async () => {
@@ -285,7 +420,9 @@ describe('Create or Update: failures stay with their items', () => {
 			{ email: 'c@example.com', first: 'C', last: 'C', note: '' },
 		];
 		const continued = await bed.run(upsertByEmail(), items, { onError: 'continueRegularOutput' });
-		expect((continued.items[1].error as RunResult['error'])?.message).toContain('"Match Value" is empty (item 1)');
+		expect((continued.items[1].error as RunResult['error'])?.message).toContain(
+			'"Match Value" is empty (item 1)',
+		);
 		expect(continued.items[0].json).toMatchObject({ emailAddress: 'a@example.com' });
 		expect(continued.items[2].json).toMatchObject({ emailAddress: 'c@example.com' });
 		expect(paths(bed.received())).toEqual(['GET /Contact', 'POST /Contact', 'POST /Contact']);
@@ -310,16 +447,32 @@ describe('Create or Update trusts no answer that is not a record', () => {
 		expect(paths(bed.received()).filter((path) => path.includes('undefined'))).toEqual([]);
 		// The second item looks again (the first may or may not have been created) and writes once.
 		expect(result.items[1].error).toBeUndefined();
-		expect(store().list('Contact').filter((contact) => contact.lastName === 'Two')).toHaveLength(1);
+		expect(
+			store()
+				.list('Contact')
+				.filter((contact) => contact.lastName === 'Two'),
+		).toHaveLength(1);
 	});
 
 	test('values that differ only in accents are one record, as in EspoCRM\'s collation: "José" updates the stored "Jose"', async () => {
 		const jose = store().create('Account', { name: 'Jose' });
-		const accounts = { resource: 'record', operation: 'upsert', entityType: 'Account', matchField: 'name', matchValue: '={{ $json.name }}', fields: { description: '={{ $json.note }}' } };
-		const result = await bed.run(accounts, [{ name: 'Jose', note: 'one' }, { name: 'José', note: 'two' }]);
+		const accounts = {
+			resource: 'record',
+			operation: 'upsert',
+			entityType: 'Account',
+			matchField: 'name',
+			matchValue: '={{ $json.name }}',
+			fields: { description: '={{ $json.note }}' },
+		};
+		const result = await bed.run(accounts, [
+			{ name: 'Jose', note: 'one' },
+			{ name: 'José', note: 'two' },
+		]);
 		expectNoOutputError(result);
 		expect(bed.received('POST')).toEqual([]);
-		expect(store().list('Account')).toEqual([expect.objectContaining({ id: jose.id, description: 'two' })]);
+		expect(store().list('Account')).toEqual([
+			expect.objectContaining({ id: jose.id, description: 'two' }),
+		]);
 	});
 });
 
@@ -335,29 +488,47 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 	const number = (n: number) => `+1555400${String(n).padStart(4, '0')}`;
 
 	test('20 items written "+1 555 400 0041" update the 20 contacts stored as "+15554000041": one look-up, no create', async () => {
-		const stored = Array.from({ length: 20 }, (_, n) => store().create('Contact', { lastName: `Phone${n}`, phoneNumber: number(41 + n) }));
-		expect(stored.map((contact) => contact.phoneNumber)).toEqual(Array.from({ length: 20 }, (_, n) => number(41 + n)));
-		const items = Array.from({ length: 20 }, (_, n) => ({ phone: ` +1 555 400 ${String(41 + n).padStart(4, '0')} `, last: `Phone${n}`, note: 'updated' }));
+		const stored = Array.from({ length: 20 }, (_, n) =>
+			store().create('Contact', { lastName: `Phone${n}`, phoneNumber: number(41 + n) }),
+		);
+		expect(stored.map((contact) => contact.phoneNumber)).toEqual(
+			Array.from({ length: 20 }, (_, n) => number(41 + n)),
+		);
+		const items = Array.from({ length: 20 }, (_, n) => ({
+			phone: ` +1 555 400 ${String(41 + n).padStart(4, '0')} `,
+			last: `Phone${n}`,
+			note: 'updated',
+		}));
 
 		const result = await bed.run(upsertByPhone, items);
 		expectNoOutputError(result);
 
 		expect(bed.received('POST')).toEqual([]);
-		expect(bed.received('PUT').map((request) => request.path).sort()).toEqual(stored.map((contact) => `/Contact/${contact.id}`).sort());
+		expect(
+			bed
+				.received('PUT')
+				.map((request) => request.path)
+				.sort(),
+		).toEqual(stored.map((contact) => `/Contact/${contact.id}`).sort());
 		expect(result.json.map((json) => json.id)).toEqual(stored.map((contact) => contact.id));
 		expect(store().count('Contact')).toBe(20);
 		// One look-up: each value as EspoCRM stores it and as given.
 		expect(lookups()).toHaveLength(1);
 		const [where] = whereOf(lookups()[0]);
 		expect(where).toMatchObject({ type: 'in', attribute: 'phoneNumber' });
-		expect(where.value).toEqual(expect.arrayContaining([number(41), '+1 555 400 0041', number(60), '+1 555 400 0060']));
+		expect(where.value).toEqual(
+			expect.arrayContaining([number(41), '+1 555 400 0041', number(60), '+1 555 400 0060']),
+		);
 	});
 
 	test('in a field that is not a phone field, "+1 23" and "+123" are two values: two records are created', async () => {
-		const result = await bed.run({ ...upsertByPhone, matchField: 'description', fields: { lastName: '={{ $json.last }}' } }, [
-			{ phone: '+1 23', last: 'Spaced' },
-			{ phone: '+123', last: 'Joined' },
-		]);
+		const result = await bed.run(
+			{ ...upsertByPhone, matchField: 'description', fields: { lastName: '={{ $json.last }}' } },
+			[
+				{ phone: '+1 23', last: 'Spaced' },
+				{ phone: '+123', last: 'Joined' },
+			],
+		);
 		expectNoOutputError(result);
 		expect(bed.received('POST').map((request) => request.body)).toEqual([
 			{ lastName: 'Spaced', description: '+1 23' },
@@ -380,9 +551,16 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		});
 		const local = store().create('Contact', { lastName: 'Local', phoneNumber: '555 400 0074' });
 		// As EspoCRM 8.1.5 stores them.
-		expect([vanity.phoneNumber, store().get('Contact', second.id)?.phoneNumberData, local.phoneNumber]).toEqual([
+		expect([
+			vanity.phoneNumber,
+			store().get('Contact', second.id)?.phoneNumberData,
+			local.phoneNumber,
+		]).toEqual([
 			'+18003569377',
-			[expect.objectContaining({ phoneNumber: number(72) }), expect.objectContaining({ phoneNumber: number(73) })],
+			[
+				expect.objectContaining({ phoneNumber: number(72) }),
+				expect.objectContaining({ phoneNumber: number(73) }),
+			],
 			'555 400 0074',
 		]);
 
@@ -397,10 +575,21 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		]);
 		expectNoOutputError(result);
 
-		expect(result.json.map((json) => json.id)).toEqual([dashed.id, extension.id, vanity.id, second.id, local.id, expect.any(String), result.json[5].id]);
+		expect(result.json.map((json) => json.id)).toEqual([
+			dashed.id,
+			extension.id,
+			vanity.id,
+			second.id,
+			local.id,
+			expect.any(String),
+			result.json[5].id,
+		]);
 		expect(bed.received('POST')).toHaveLength(1);
 		expect(store().count('Contact')).toBe(6);
-		expect(store().get('Contact', String(result.json[5].id))).toMatchObject({ phoneNumber: number(75), description: 'updated' });
+		expect(store().get('Contact', String(result.json[5].id))).toMatchObject({
+			phoneNumber: number(75),
+			description: 'updated',
+		});
 	});
 
 	const items = [
@@ -428,37 +617,67 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		store().create('Contact', { lastName: 'Local', phoneNumber: '555 400 0046' }),
 	];
 
-	test.each(['7.5.6', '8.1.5'])('EspoCRM %s (7.5 stores numbers as written, issue 46): every item updates its contact, however each number was written and stored: one look-up, no create', async (version) => {
-		bed.sandbox.setDialect('espocrm');
-		bed.use('apiKey', 'espocrm');
-		bed.sandbox.setServerVersion(version);
-		const stored = storeContacts();
-		expect(stored.map((contact) => contact.phoneNumber)).toEqual(
-			version === '7.5.6'
-				? ['+1 (555) 400-0041', '+1 555 400 0042', '+1-555-400-0043', '+1 (555) 400-0044 ext. 12', '+1 555 400 9999', '555 400 0046']
-				: ['+15554000041', '+15554000042', '+15554000043', '+15554000044', '+15554009999', '555 400 0046'],
-		);
+	test.each(['7.5.6', '8.1.5'])(
+		'EspoCRM %s (7.5 stores numbers as written, issue 46): every item updates its contact, however each number was written and stored: one look-up, no create',
+		async (version) => {
+			bed.sandbox.setDialect('espocrm');
+			bed.use('apiKey', 'espocrm');
+			bed.sandbox.setServerVersion(version);
+			const stored = storeContacts();
+			expect(stored.map((contact) => contact.phoneNumber)).toEqual(
+				version === '7.5.6'
+					? [
+							'+1 (555) 400-0041',
+							'+1 555 400 0042',
+							'+1-555-400-0043',
+							'+1 (555) 400-0044 ext. 12',
+							'+1 555 400 9999',
+							'555 400 0046',
+						]
+					: [
+							'+15554000041',
+							'+15554000042',
+							'+15554000043',
+							'+15554000044',
+							'+15554009999',
+							'555 400 0046',
+						],
+			);
 
-		const result = await bed.run(upsertByPhone, items);
-		expectNoOutputError(result);
+			const result = await bed.run(upsertByPhone, items);
+			expectNoOutputError(result);
 
-		expect(result.json.map((json) => json.id)).toEqual(stored.map((contact) => contact.id));
-		expect(bed.received('POST')).toEqual([]);
-		expect(store().count('Contact')).toBe(6);
-		// One look-up: the numbers written with "+" by their digits (any form stored), the local one as text; the
-		// record found only by its second number read to place it.
-		const lookups = bed.received('GET').filter((request) => request.path === '/Contact');
-		expect(lookups).toHaveLength(1);
-		const [where] = (lookups[0].query as IDataObject).where as IDataObject[];
-		expect(where).toEqual({
-			type: 'or',
-			value: [
-				{ type: 'in', attribute: 'phoneNumberNumeric', value: ['15554000041', '15554000042', '15554000043', '15554000044', '1555400004412', '15554000045'] },
-				{ type: 'in', attribute: 'phoneNumber', value: ['555 400 0046'] },
-			],
-		});
-		expect(paths(bed.received('GET')).filter((path) => path !== 'GET /Contact')).toEqual([`GET /Contact/${stored[4].id}`]);
-	});
+			expect(result.json.map((json) => json.id)).toEqual(stored.map((contact) => contact.id));
+			expect(bed.received('POST')).toEqual([]);
+			expect(store().count('Contact')).toBe(6);
+			// One look-up: the numbers written with "+" by their digits (any form stored), the local one as text; the
+			// record found only by its second number read to place it.
+			const lookups = bed.received('GET').filter((request) => request.path === '/Contact');
+			expect(lookups).toHaveLength(1);
+			const [where] = (lookups[0].query as IDataObject).where as IDataObject[];
+			expect(where).toEqual({
+				type: 'or',
+				value: [
+					{
+						type: 'in',
+						attribute: 'phoneNumberNumeric',
+						value: [
+							'15554000041',
+							'15554000042',
+							'15554000043',
+							'15554000044',
+							'1555400004412',
+							'15554000045',
+						],
+					},
+					{ type: 'in', attribute: 'phoneNumber', value: ['555 400 0046'] },
+				],
+			});
+			expect(paths(bed.received('GET')).filter((path) => path !== 'GET /Contact')).toEqual([
+				`GET /Contact/${stored[4].id}`,
+			]);
+		},
+	);
 
 	test('a Standard server has no digits attribute: the number is looked up as given and in E.164, as before', async () => {
 		bed.sandbox.setDialect('standard');
@@ -466,6 +685,8 @@ describe('Create or Update by phone number (issue 40.1): matched in the form Esp
 		const result = await bed.run(upsertByPhone, [items[1]]);
 		expectNoOutputError(result);
 		const [lookup] = bed.received('GET');
-		expect((lookup.query as IDataObject).where).toEqual([{ type: 'in', attribute: 'phoneNumber', value: ['+15554000042'] }]);
+		expect((lookup.query as IDataObject).where).toEqual([
+			{ type: 'in', attribute: 'phoneNumber', value: ['+15554000042'] },
+		]);
 	});
 });

@@ -20,9 +20,9 @@ import { link, unlink } from './resources/relationship/link';
 import { streamOperationFields, streamOperations } from './resources/stream';
 import { getStream } from './resources/stream/getStream';
 import { post } from './resources/stream/post';
-import { testCredentials } from './shared/credentialTest';
-import { requestSettingsField, targetFields } from './shared/descriptions';
-import { listFields } from './shared/filters';
+import { testCredentials } from './shared/server/credentialTest';
+import { requestSettingsField, targetFields } from './shared/fields/target';
+import { listFields } from './shared/list/listFields';
 import {
 	getEntityTypes,
 	getFields,
@@ -30,22 +30,33 @@ import {
 	getLinks,
 	getMappingFields,
 	getSortableFields,
-} from './shared/metadata';
-import { recordBodyFields } from './shared/recordFields';
-import { searchRecords } from './shared/recordSearch';
-import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/search';
-import { simplifyFields, withSimplify } from './shared/simplify';
-import { toolDescriptionFields } from './shared/tool';
-import { routeRequest } from './shared/transport';
+} from './shared/server/formLists';
+import { recordBodyFields } from './shared/fields/recordBody';
+import { searchRecords } from './shared/list/recordSearch';
+import { getBoolFilters, getPrimaryFilters, searchFields } from './shared/list/search';
+import { simplifyFields, withSimplify } from './shared/operation/simplify';
+import { toolDescriptionFields } from './shared/tool/description';
+import { routeRequest } from './shared/http/routing';
 
 /** The operation selector of each resource, in the order the form shows them. */
-const operationSelectors = [recordOperations, relationshipOperations, bulkOperations, leadOperations, emailOperations, attachmentOperations, streamOperations];
+const operationSelectors = [
+	recordOperations,
+	relationshipOperations,
+	bulkOperations,
+	leadOperations,
+	emailOperations,
+	attachmentOperations,
+	streamOperations,
+];
 
 export class RecordManagementService implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Record Management Service',
 		name: 'recordManagementService',
-		icon: { light: 'file:recordManagementService.svg', dark: 'file:recordManagementService.dark.svg' },
+		icon: {
+			light: 'file:recordManagementService.svg',
+			dark: 'file:recordManagementService.dark.svg',
+		},
 		group: ['transform'],
 		// 1.1: Return All from EspoCRM in the list's own order (version 1: by ID when no sort order is set).
 		// 1.2: as a tool, Simplify on by default and the Tool Description set automatically or in the author's words.
@@ -54,12 +65,15 @@ export class RecordManagementService implements INodeType {
 		// "Get Many: Contact", as the operation and the entity type are named in the form.
 		subtitle:
 			'={{ ({ create: "Create", upsert: "Create or Update", delete: "Delete", get: "Get", getMany: "Get Many", update: "Update", getManyRelated: "Get Many Related", link: "Link", unlink: "Unlink", massUpdate: "Mass Update", massDelete: "Mass Delete", convert: "Convert", send: "Send", download: "Download", post: "Post", getStream: "Get Many", follow: "Follow", unfollow: "Unfollow" })[$parameter.operation] + ": " + (({ lead: "Lead", email: "Email", attachment: "Attachment", stream: "Stream" })[$parameter.resource] ?? ($parameter.entityType === "custom" ? $parameter.customEntityType : $parameter.entityType)) }}',
-		description: 'Create, find, update and link CRM records on EspoCRM and other Record Management Service servers',
+		description:
+			'Create, find, update and link CRM records on EspoCRM and other Record Management Service servers',
 		defaults: { name: 'Record Management Service' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' }],
+		credentials: [
+			{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' },
+		],
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
@@ -78,13 +92,29 @@ export class RecordManagementService implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Attachment (EspoCRM)', value: 'attachment', description: 'Files of EspoCRM records and e-mails' },
-					{ name: 'Bulk', value: 'bulk', description: 'Change or delete many records in a few requests' },
+					{
+						name: 'Attachment (EspoCRM)',
+						value: 'attachment',
+						description: 'Files of EspoCRM records and e-mails',
+					},
+					{
+						name: 'Bulk',
+						value: 'bulk',
+						description: 'Change or delete many records in a few requests',
+					},
 					{ name: 'Email', value: 'email' },
 					{ name: 'Lead', value: 'lead' },
 					{ name: 'Record', value: 'record' },
-					{ name: 'Relationship', value: 'relationship', description: 'Records linked to a record' },
-					{ name: 'Stream (EspoCRM)', value: 'stream', description: "Posts and updates on a record (EspoCRM's stream), following records" },
+					{
+						name: 'Relationship',
+						value: 'relationship',
+						description: 'Records linked to a record',
+					},
+					{
+						name: 'Stream (EspoCRM)',
+						value: 'stream',
+						description: "Posts and updates on a record (EspoCRM's stream), following records",
+					},
 				],
 				default: 'record',
 			},
@@ -108,7 +138,15 @@ export class RecordManagementService implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getSortableFields, getFilterAttributes, getLinks, getPrimaryFilters, getBoolFilters },
+		loadOptions: {
+			getEntityTypes,
+			getFields,
+			getSortableFields,
+			getFilterAttributes,
+			getLinks,
+			getPrimaryFilters,
+			getBoolFilters,
+		},
 		listSearch: { searchRecords },
 		resourceMapping: { getMappingFields },
 		credentialTest: { testCredentials },
@@ -120,8 +158,13 @@ export class RecordManagementService implements INodeType {
 	 * (`routing` in resources/).
 	 */
 	customOperations = {
-		// withSimplify: the output of the operations that offer Simplify (shared/simplify.ts), compacted where asked
-		record: { create: withSimplify(create), getMany: withSimplify(getMany, { list: true }), update: withSimplify(update), upsert: withSimplify(upsert) },
+		// withSimplify: the output of the operations that offer Simplify (shared/operation/simplify.ts), compacted where asked
+		record: {
+			create: withSimplify(create),
+			getMany: withSimplify(getMany, { list: true }),
+			update: withSimplify(update),
+			upsert: withSimplify(upsert),
+		},
 		relationship: { getManyRelated: withSimplify(getManyRelated, { list: true }), link, unlink },
 		bulk: { massUpdate, massDelete },
 		lead: { convert },

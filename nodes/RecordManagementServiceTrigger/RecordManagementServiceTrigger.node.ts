@@ -1,14 +1,27 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { withRemedyInMessage } from '../RecordManagementService/shared/activation';
-import { testCredentials } from '../RecordManagementService/shared/credentialTest';
-import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/descriptions';
-import { filterFields } from '../RecordManagementService/shared/filters';
-import { getEntityTypes, getFields, getFilterAttributes } from '../RecordManagementService/shared/metadata';
-import { searchRecords } from '../RecordManagementService/shared/recordSearch';
-import { getBoolFilters, getPrimaryFilters, searchFields } from '../RecordManagementService/shared/search';
-import { NOTE_TYPES, streamOfField } from '../RecordManagementService/resources/stream/getStream';
+import { withRemedyInMessage } from '../RecordManagementService/shared/operation/activation';
+import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
+import { entityTypeFields, recordLocator } from '../RecordManagementService/shared/fields/target';
+import { filterFields } from '../RecordManagementService/shared/list/listFields';
+import {
+	getEntityTypes,
+	getFields,
+	getFilterAttributes,
+} from '../RecordManagementService/shared/server/formLists';
+import { searchRecords } from '../RecordManagementService/shared/list/recordSearch';
+import {
+	getBoolFilters,
+	getPrimaryFilters,
+	searchFields,
+} from '../RecordManagementService/shared/list/search';
+import { NOTE_TYPES, streamOfField } from '../RecordManagementService/shared/list/notes';
 import { pollChanges } from './poll';
 
 /** The list parameters of the record events; a stream has its own (Stream Of, Record, Note Types). */
@@ -21,7 +34,10 @@ export class RecordManagementServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Record Management Service Trigger',
 		name: 'recordManagementServiceTrigger',
-		icon: { light: 'file:../RecordManagementService/recordManagementService.svg', dark: 'file:../RecordManagementService/recordManagementService.dark.svg' },
+		icon: {
+			light: 'file:../RecordManagementService/recordManagementService.svg',
+			dark: 'file:../RecordManagementService/recordManagementService.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		subtitle:
@@ -35,7 +51,9 @@ export class RecordManagementServiceTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' }],
+		credentials: [
+			{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' },
+		],
 		properties: [
 			...entityTypeFields({}, userStream),
 			{
@@ -46,7 +64,12 @@ export class RecordManagementServiceTrigger implements INodeType {
 				// `action`: the event as n8n's nodes panel lists it (without it, "On " and the name in lower case, which makes
 				// "(EspoCRM)" "espo crm").
 				options: [
-					{ name: 'Record Created', value: 'created', description: 'Each new record, once', action: 'On record created' },
+					{
+						name: 'Record Created',
+						value: 'created',
+						description: 'Each new record, once',
+						action: 'On record created',
+					},
 					{
 						name: 'Record Created or Updated',
 						value: 'createdOrUpdated',
@@ -57,7 +80,8 @@ export class RecordManagementServiceTrigger implements INodeType {
 						name: 'New Stream Note (EspoCRM)',
 						action: 'On new stream note (EspoCRM)',
 						value: 'streamNote',
-						description: "Each new note in a record's stream or the API user's, once (EspoCRM servers only)",
+						description:
+							"Each new note in a record's stream or the API user's, once (EspoCRM servers only)",
 					},
 				],
 				default: 'created',
@@ -79,7 +103,10 @@ export class RecordManagementServiceTrigger implements INodeType {
 				displayName: 'Fields to Return Names or IDs',
 				name: 'select',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				typeOptions: {
+					loadOptionsMethod: 'getFields',
+					loadOptionsDependsOn: ['entityType', 'customEntityType'],
+				},
 				default: [],
 				description:
 					'The fields to return; none returns every field. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -89,7 +116,13 @@ export class RecordManagementServiceTrigger implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getEntityTypes, getFields, getFilterAttributes, getPrimaryFilters, getBoolFilters },
+		loadOptions: {
+			getEntityTypes,
+			getFields,
+			getFilterAttributes,
+			getPrimaryFilters,
+			getBoolFilters,
+		},
 		listSearch: { searchRecords },
 		credentialTest: { testCredentials },
 	};

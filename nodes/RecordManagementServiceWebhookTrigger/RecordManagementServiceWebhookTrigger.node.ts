@@ -1,16 +1,24 @@
-import type { INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { testCredentials } from '../RecordManagementService/shared/credentialTest';
-import { entityTypeFields } from '../RecordManagementService/shared/descriptions';
-import { getEntityTypes, getFields } from '../RecordManagementService/shared/metadata';
+import { testCredentials } from '../RecordManagementService/shared/server/credentialTest';
+import { entityTypeFields } from '../RecordManagementService/shared/fields/target';
+import { getEntityTypes, getFields } from '../RecordManagementService/shared/server/formLists';
 import { lifecycle, receive } from './webhooks';
 
 export class RecordManagementServiceWebhookTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Record Management Service Webhook Trigger',
 		name: 'recordManagementServiceWebhookTrigger',
-		icon: { light: 'file:../RecordManagementService/recordManagementService.svg', dark: 'file:../RecordManagementService/recordManagementService.dark.svg' },
+		icon: {
+			light: 'file:../RecordManagementService/recordManagementService.svg',
+			dark: 'file:../RecordManagementService/recordManagementService.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		// "Created, Updated: Contact", as the events and the entity type are named in the form.
@@ -20,8 +28,12 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 		defaults: { name: 'Record Management Service Webhook Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		credentials: [
+			{ name: 'recordManagementServiceApi', required: true, testedBy: 'testCredentials' },
+		],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
 		properties: [
 			{
 				displayName:
@@ -38,7 +50,11 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 				options: [
 					{ name: 'Record Created', value: 'create' },
 					{ name: 'Record Deleted', value: 'delete' },
-					{ name: 'Record Field Updated', value: 'fieldUpdate', description: 'A change of one field, chosen below' },
+					{
+						name: 'Record Field Updated',
+						value: 'fieldUpdate',
+						description: 'A change of one field, chosen below',
+					},
 					{ name: 'Record Updated', value: 'update' },
 				],
 				default: ['create'],
@@ -48,7 +64,10 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 				displayName: 'Field Name or ID',
 				name: 'field',
 				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+				typeOptions: {
+					loadOptionsMethod: 'getFields',
+					loadOptionsDependsOn: ['entityType', 'customEntityType'],
+				},
 				default: '',
 				description:
 					'The field whose changes start the workflow. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -77,4 +96,3 @@ export class RecordManagementServiceWebhookTrigger implements INodeType {
 		return await receive.call(this);
 	}
 }
-

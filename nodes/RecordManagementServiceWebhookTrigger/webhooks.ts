@@ -1,15 +1,30 @@
 import type { Hmac } from 'crypto';
 import { createHmac, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { inParallel } from '../RecordManagementService/shared/parallel';
-import { dialectOf } from '../RecordManagementService/shared/dialect';
-import { remedied, withRemedyInMessage } from '../RecordManagementService/shared/activation';
-import { asNodeError, readFailure } from '../RecordManagementService/shared/errors';
-import { triggerItemOf } from '../RecordManagementService/shared/item';
-import { apiRequest, runOf } from '../RecordManagementService/shared/transport';
-import { entityTypeOf, requirePlainIdentifier } from '../RecordManagementService/shared/validation';
+import { asNodeError } from '../RecordManagementService/shared/http/errors';
+import { readFailure } from '../RecordManagementService/shared/http/failure';
+import { inParallel } from '../RecordManagementService/shared/http/parallel';
+import { apiRequest } from '../RecordManagementService/shared/http/request';
+import { runOf } from '../RecordManagementService/shared/http/run';
+import type { Run } from '../RecordManagementService/shared/http/run';
+import { triggerItemOf } from '../RecordManagementService/shared/item/item';
+import {
+	entityTypeOf,
+	requirePlainIdentifier,
+} from '../RecordManagementService/shared/item/validation';
+import {
+	remedied,
+	withRemedyInMessage,
+} from '../RecordManagementService/shared/operation/activation';
+import { dialectOf } from '../RecordManagementService/shared/server/dialect';
 
 /** The webhooks this trigger registered, kept in n8n's workflow static data (shared by every n8n process). */
 interface Registered {
@@ -25,23 +40,26 @@ interface WebhookState {
 }
 
 /** EspoCRM's event names for the chosen events: `<EntityType>.create`, `.update`, `.delete`, `.fieldUpdate.<field>`. */
-function wantedEvents(context: IHookFunctions): string[] {
-	const item = triggerItemOf(context);
+function wantedEvents(run: Run<IHookFunctions>): string[] {
+	const item = triggerItemOf(run);
 	const entityType = entityTypeOf(item);
 	const events = item.parameter<string[]>('events', []);
 	if (events.length === 0) throw item.refuse('Events', 'is empty', 'Choose at least one event.');
 	return events.map((event) =>
-		event === 'fieldUpdate' ? `${entityType}.fieldUpdate.${requirePlainIdentifier(item, item.parameter('field', ''), 'Field')}` : `${entityType}.${event}`,
+		event === 'fieldUpdate'
+			? `${entityType}.fieldUpdate.${requirePlainIdentifier(item, item.parameter('field', ''), 'Field')}`
+			: `${entityType}.${event}`,
 	);
 }
 
-const state = (context: IHookFunctions | IWebhookFunctions) => context.getWorkflowStaticData('node') as WebhookState;
+const state = (context: IHookFunctions | IWebhookFunctions) =>
+	context.getWorkflowStaticData('node') as WebhookState;
 
-async function requireEspoCrm(context: IHookFunctions) {
-	if ((await dialectOf(context)) !== 'espocrm') {
+async function requireEspoCrm(run: Run<IHookFunctions>) {
+	if ((await dialectOf(run)) !== 'espocrm') {
 		throw remedied(
 			new NodeOperationError(
-				context.getNode(),
+				run.node,
 				'Webhooks need the EspoCRM server: choose "EspoCRM 7 or Later" as Server in the credential, or use the Record Management Service Trigger, which polls any server',
 				{ description: 'The interface as specified has no events.' },
 			),
@@ -50,12 +68,15 @@ async function requireEspoCrm(context: IHookFunctions) {
 }
 
 /** Deletes registered webhooks; one already gone is fine. */
-async function unregister(context: IHookFunctions, webhooks: Registered[]) {
-	await inParallel(webhooks.length, runOf(context).settings.maxParallel, async (index) => {
+async function unregister(run: Run<IHookFunctions>, webhooks: Registered[]) {
+	await inParallel(webhooks.length, run.settings.maxParallel, async (index) => {
 		try {
-			await apiRequest(context, 0, { method: 'DELETE', url: `/Webhook/${encodeURIComponent(webhooks[index].id)}` });
+			await apiRequest(run, 0, {
+				method: 'DELETE',
+				url: `/Webhook/${encodeURIComponent(webhooks[index].id)}`,
+			});
 		} catch (error) {
-			if (readFailure(error).status !== 404) throw asNodeError(context.getNode(), error);
+			if (readFailure(error).status !== 404) throw asNodeError(run.node, error);
 		}
 	});
 }
@@ -64,7 +85,7 @@ export const lifecycle = {
 	/** Whether every webhook this trigger needs is registered on the server, for this URL. */
 	async checkExists(this: IHookFunctions): Promise<boolean> {
 		try {
-			return await webhooksExist(this);
+			return await webhooksExist(runOf(this));
 		} catch (error) {
 			throw withRemedyInMessage(error);
 		}
@@ -73,7 +94,7 @@ export const lifecycle = {
 	/** POST /Webhook once per event, with n8n's production URL; replaces what an earlier activation left. */
 	async create(this: IHookFunctions): Promise<boolean> {
 		try {
-			return await registerWebhooks(this);
+			return await registerWebhooks(runOf(this));
 		} catch (error) {
 			throw withRemedyInMessage(error);
 		}
@@ -81,7 +102,7 @@ export const lifecycle = {
 
 	async delete(this: IHookFunctions): Promise<boolean> {
 		const data = state(this);
-		await unregister(this, data.webhooks ?? []);
+		await unregister(runOf(this), data.webhooks ?? []);
 		data.webhooks = [];
 		delete data.url;
 		return true;
@@ -89,38 +110,53 @@ export const lifecycle = {
 };
 
 /** Whether every webhook this trigger needs is registered on the server, for this URL. */
-async function webhooksExist(context: IHookFunctions): Promise<boolean> {
+async function webhooksExist(run: Run<IHookFunctions>): Promise<boolean> {
+	const { context } = run;
 	const { url, webhooks = [] } = state(context);
-	const wanted = wantedEvents(context);
-	if (url !== context.getNodeWebhookUrl('default') || webhooks.map((webhook) => webhook.event).sort().join() !== [...wanted].sort().join()) {
+	const wanted = wantedEvents(run);
+	if (
+		url !== context.getNodeWebhookUrl('default') ||
+		webhooks
+			.map((webhook) => webhook.event)
+			.sort()
+			.join() !== [...wanted].sort().join()
+	) {
 		return false;
 	}
 	for (const webhook of webhooks) {
 		try {
-			const found = await apiRequest(context, 0, { method: 'GET', url: `/Webhook/${encodeURIComponent(webhook.id)}` });
+			const found = await apiRequest(run, 0, {
+				method: 'GET',
+				url: `/Webhook/${encodeURIComponent(webhook.id)}`,
+			});
 			if (found.url !== url || found.event !== webhook.event) return false;
 		} catch (error) {
 			if (readFailure(error).status === 404) return false;
-			throw asNodeError(context.getNode(), error);
+			throw asNodeError(run.node, error);
 		}
 	}
 	return true;
 }
 
 /** POST /Webhook once per event, with n8n's production URL; replaces what an earlier activation left. */
-async function registerWebhooks(context: IHookFunctions): Promise<boolean> {
-	await requireEspoCrm(context);
+async function registerWebhooks(run: Run<IHookFunctions>): Promise<boolean> {
+	const { context } = run;
+	await requireEspoCrm(run);
 	const data = state(context);
 	const url = context.getNodeWebhookUrl('default') as string;
-	await unregister(context, data.webhooks ?? []);
+	await unregister(run, data.webhooks ?? []);
 	data.webhooks = [];
 	data.url = url;
-	for (const event of wantedEvents(context)) {
+	for (const event of wantedEvents(run)) {
 		try {
-			const webhook = await apiRequest(context, 0, { method: 'POST', url: '/Webhook', body: { event, url } });
+			const webhook = await apiRequest(run, 0, {
+				method: 'POST',
+				url: '/Webhook',
+				body: { event, url },
+			});
 			if (typeof webhook.id !== 'string' || webhook.id === '') {
 				throw new NodeOperationError(
-					context.getNode(),
+					run.node,
 					`EspoCRM registered the webhook for ${event} without giving its ID: check that the credential's Base URL leads to EspoCRM's API (…/api/v1) and that EspoCRM is version 7 or later`,
 				);
 			}
@@ -128,27 +164,32 @@ async function registerWebhooks(context: IHookFunctions): Promise<boolean> {
 			// Without its secret key no delivery could be verified: anyone knowing the ID could start the workflow.
 			if (typeof webhook.secretKey !== 'string' || webhook.secretKey === '') {
 				throw new NodeOperationError(
-					context.getNode(),
+					run.node,
 					`EspoCRM registered the webhook for ${event} without a secret key, so its deliveries could not be verified: check the EspoCRM version (7 or later) and its webhook settings`,
 				);
 			}
 		} catch (error) {
 			// Leave nothing half registered.
-			await unregister(context, data.webhooks).catch(() => undefined);
+			await unregister(run, data.webhooks).catch(() => undefined);
 			data.webhooks = [];
 			const failure = readFailure(error);
-			if (failure.status === 400 && NOT_INTERNAL.test(failure.reason)) throw remedied(internalUrlRefused(context, event, url));
+			if (failure.status === 400 && NOT_INTERNAL.test(failure.reason))
+				throw remedied(internalUrlRefused(run, event, url));
 			if (failure.status === 403) {
 				throw remedied(
-					new NodeApiError(context.getNode(), { message: 'Forbidden', httpCode: '403' }, {
-						message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
-						description:
-							'Other users cannot register webhooks. An API user may have 50 webhooks at most: delete unused ones (Administration > Webhooks).',
-						httpCode: '403',
-					}),
+					new NodeApiError(
+						run.node,
+						{ message: 'Forbidden', httpCode: '403' },
+						{
+							message: `EspoCRM refused to register the webhook for ${event} (403): in EspoCRM, enable the scope "Webhooks" in the role of the API user (Administration > Roles), and use an API user (API Key or HMAC authentication) or an administrator`,
+							description:
+								'Other users cannot register webhooks. An API user may have 50 webhooks at most: delete unused ones (Administration > Webhooks).',
+							httpCode: '403',
+						},
+					),
 				);
 			}
-			throw asNodeError(context.getNode(), error);
+			throw asNodeError(run.node, error);
 		}
 	}
 	return true;
@@ -171,14 +212,18 @@ function allowListEntryOf(url: string): string {
  * network, a LAN; also a host name EspoCRM cannot resolve) only when its `host:port` is in webhookAllowedAddressList.
  * n8n shows only the message when publishing fails, so the message says it all.
  */
-function internalUrlRefused(context: IHookFunctions, event: string, url: string): NodeApiError {
+function internalUrlRefused(run: Run, event: string, url: string): NodeApiError {
 	const entry = allowListEntryOf(url);
-	return new NodeApiError(context.getNode(), { message: 'Bad Request', httpCode: '400' }, {
-		message: `EspoCRM refused to register the webhook for ${event} (400): n8n's webhook URL ${url} is on an internal address, which EspoCRM 9.3.2 and later call only when it is listed. In EspoCRM's data/config.php (Administration has no field for it) add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'], then publish the workflow again`,
-		description:
-			"Or give n8n an address EspoCRM reaches as a public one (n8n's WEBHOOK_URL), or use the Record Management Service Trigger, which polls and needs nothing on EspoCRM. EspoCRM also counts a host name it cannot resolve as internal.",
-		httpCode: '400',
-	});
+	return new NodeApiError(
+		run.node,
+		{ message: 'Bad Request', httpCode: '400' },
+		{
+			message: `EspoCRM refused to register the webhook for ${event} (400): n8n's webhook URL ${url} is on an internal address, which EspoCRM 9.3.2 and later call only when it is listed. In EspoCRM's data/config.php (Administration has no field for it) add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'], then publish the workflow again`,
+			description:
+				"Or give n8n an address EspoCRM reaches as a public one (n8n's WEBHOOK_URL), or use the Record Management Service Trigger, which polls and needs nothing on EspoCRM. EspoCRM also counts a host name it cannot resolve as internal.",
+			httpCode: '400',
+		},
+	);
 }
 
 /**
@@ -187,7 +232,11 @@ function internalUrlRefused(context: IHookFunctions, event: string, url: string)
  * versions still send it, until 11), and in `Signature` with the HMAC in hex (newer versions). Either one that holds
  * will do; none gets `{}`, and a signature naming a webhook this trigger does not have gets its ID.
  */
-function verify(headers: Record<string, string | string[] | undefined>, body: Buffer, webhooks: Registered[]): { webhook?: Registered; unknownId?: string } {
+function verify(
+	headers: Record<string, string | string[] | undefined>,
+	body: Buffer,
+	webhooks: Registered[],
+): { webhook?: Registered; unknownId?: string } {
 	let unknownId: string | undefined;
 	for (const [header, digest] of [
 		['x-signature', (mac: Hmac) => mac.digest()],
@@ -219,7 +268,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
 	if (!request.rawBody) await request.readRawBody();
-	const { webhook, unknownId } = verify(request.headers, request.rawBody ?? Buffer.alloc(0), state(this).webhooks ?? []);
+	const { webhook, unknownId } = verify(
+		request.headers,
+		request.rawBody ?? Buffer.alloc(0),
+		state(this).webhooks ?? [],
+	);
 	if (!webhook) {
 		response.status(unknownId !== undefined ? 410 : 401).end();
 		return { noWebhookResponse: true };
@@ -227,7 +280,9 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	let records: IDataObject[];
 	try {
 		const parsed = JSON.parse(request.rawBody.toString('utf8')) as unknown;
-		records = (Array.isArray(parsed) ? parsed : [parsed]).filter((record): record is IDataObject => record !== null && typeof record === 'object');
+		records = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+			(record): record is IDataObject => record !== null && typeof record === 'object',
+		);
 	} catch {
 		response.status(400).end();
 		return { noWebhookResponse: true };
@@ -236,14 +291,18 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	response.status(200).end();
 	if (records.length === 0) return { noWebhookResponse: true };
 	const [entityType, action] = webhook.event.split('.');
+	const run = runOf(this);
 	const items: INodeExecutionData[] = new Array(records.length);
-	const fullRecord = action !== 'create' && action !== 'delete' && this.getNodeParameter('includeFullRecord', true) === true;
-	await inParallel(records.length, runOf(this).settings.maxParallel, async (index) => {
+	const fullRecord =
+		action !== 'create' &&
+		action !== 'delete' &&
+		this.getNodeParameter('includeFullRecord', true) === true;
+	await inParallel(records.length, run.settings.maxParallel, async (index) => {
 		const record = records[index];
 		if (action === 'delete') {
 			items[index] = { json: { id: record.id, deleted: true } };
 		} else if (fullRecord) {
-			items[index] = { json: await readRecord(this, entityType, record) };
+			items[index] = { json: await readRecord(run, entityType, record) };
 		} else {
 			items[index] = { json: record };
 		}
@@ -255,11 +314,19 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
  * The whole record that an update names (EspoCRM sends only what changed). The delivery is already answered, so a
  * record that cannot be read still starts the workflow, with what changed and why it is not whole.
  */
-async function readRecord(context: IWebhookFunctions, entityType: string, changed: IDataObject): Promise<IDataObject> {
+async function readRecord(
+	run: Run<IWebhookFunctions>,
+	entityType: string,
+	changed: IDataObject,
+): Promise<IDataObject> {
 	try {
-		return await apiRequest(context, 0, { method: 'GET', url: `/${entityType}/${encodeURIComponent(String(changed.id))}`, expect: 'record' });
+		return await apiRequest(run, 0, {
+			method: 'GET',
+			url: `/${entityType}/${encodeURIComponent(String(changed.id))}`,
+			expect: 'record',
+		});
 	} catch (error) {
 		if (readFailure(error).status === 404) return { ...changed, deleted: true };
-		return { ...changed, fullRecordError: asNodeError(context.getNode(), error).message };
+		return { ...changed, fullRecordError: asNodeError(run.node, error).message };
 	}
 }

@@ -50,7 +50,13 @@ const { toQuery } = require('../../test/espocrm/rig/client');
 const raw = require('./raw');
 const { median, stat, fmt } = require('./report');
 const { contact } = require('./sandbox-server');
-const { createsOfThisNode, createsOfHttpRequestNode, httpPages, inSubWorkflow, SETTLE_SECONDS } = require('./workflows');
+const {
+	createsOfThisNode,
+	createsOfHttpRequestNode,
+	httpPages,
+	inSubWorkflow,
+	SETTLE_SECONDS,
+} = require('./workflows');
 
 const SELECT = ['firstName', 'lastName', 'description', 'createdAt'];
 // the fields users pick (issue 48): the e-mail address and the account need joins (entity_email_address and
@@ -67,25 +73,35 @@ const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 const CREDENTIAL = { id: 'rmsBenchEspoKey1', name: 'RMS bench EspoCRM (API key)' };
 
 function parseArgs(argv) {
-	const o = { records: 100000, runs: 1, build: true, keep: false, json: undefined, cases: undefined, linked: false };
+	const o = {
+		records: 100000,
+		runs: 1,
+		build: true,
+		keep: false,
+		json: undefined,
+		cases: undefined,
+		linked: false,
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
 		if (/^--records(=|$)/.test(a)) o.records = Number(value());
 		else if (/^--json(=|$)/.test(a)) o.json = path.resolve(value());
 		else if (/^--runs(=|$)/.test(a)) o.runs = Number(value());
-		else if (/^--cases(=|$)/.test(a)) o.cases = value().split(',').map((k) => k.trim());
+		else if (/^--cases(=|$)/.test(a))
+			o.cases = value()
+				.split(',')
+				.map((k) => k.trim());
 		else if (a === '--no-build') o.build = false;
 		else if (a === '--keep') o.keep = true;
 		else if (a === '--linked') o.linked = true;
 		else throw new Error(`unknown option ${a} (see the top of scripts/bench/espocrm.js)`);
 	}
-	if (!Number.isInteger(o.records) || o.records < 1) throw new Error('--records wants a whole number ≥ 1');
+	if (!Number.isInteger(o.records) || o.records < 1)
+		throw new Error('--records wants a whole number ≥ 1');
 	if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs wants a whole number ≥ 1');
 	return o;
 }
-
-
 
 /** One GET as n8n sends it (a new connection per request), read in full and parsed. */
 function get(apiBase, apiKey, pathname, query) {
@@ -98,7 +114,12 @@ function get(apiBase, apiKey, pathname, query) {
 				res.on('data', (c) => chunks.push(c));
 				res.on('end', () => {
 					const text = Buffer.concat(chunks).toString('utf8');
-					if (res.statusCode !== 200) reject(new Error(`GET ${pathname}: ${res.statusCode} ${res.headers['x-status-reason'] || ''}`));
+					if (res.statusCode !== 200)
+						reject(
+							new Error(
+								`GET ${pathname}: ${res.statusCode} ${res.headers['x-status-reason'] || ''}`,
+							),
+						);
 					else resolve(JSON.parse(text));
 				});
 				res.on('error', reject);
@@ -116,7 +137,12 @@ async function rawOffset(apiBase, apiKey, select, order = {}) {
 	let records = 0;
 	const started = performance.now();
 	for (let offset = 0; ; offset += 200) {
-		const page = await get(apiBase, apiKey, '/Contact', { offset, maxSize: 200, ...(select ? { select: select.join(',') } : {}), ...order });
+		const page = await get(apiBase, apiKey, '/Contact', {
+			offset,
+			maxSize: 200,
+			...(select ? { select: select.join(',') } : {}),
+			...order,
+		});
 		for (const r of page.list) ids.add(r.id);
 		records += page.list.length;
 		if (page.list.length < 200) break;
@@ -139,29 +165,66 @@ function workflows() {
 		name: 'Get Many',
 		type: NODE_TYPE,
 		typeVersion,
-		parameters: { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true, ...parameters },
+		parameters: {
+			resource: 'record',
+			operation: 'getMany',
+			entityType: 'Contact',
+			returnAll: true,
+			...parameters,
+		},
 		credentials: { recordManagementServiceApi: CREDENTIAL },
 	});
 	return ({ apiBase, apiKey }) => [
 		createsOfThisNode('rmsEspoCreate001', 'bench espocrm: creates, this node', CREATES, CREDENTIAL),
-		createsOfHttpRequestNode('rmsEspoCreate002', 'bench espocrm: creates, HTTP Request node', CREATES, apiBase, apiKey),
-		...inSubWorkflow('rmsEspoSubAll001', 'rmsEspoRunAll001', 'bench espocrm: Return All, this node', [node({})]),
-		...inSubWorkflow('rmsEspoSubSel001', 'rmsEspoRunSel001', 'bench espocrm: Return All, this node, 4 fields', [node({ listOptions: { select: SELECT } })]),
-		...inSubWorkflow('rmsEspoSubSrt001', 'rmsEspoRunSrt001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields', [
-			node({ listOptions: { select: SELECT, orderBy: 'lastName', order: 'asc' } }, 1.1),
-		]),
-		...inSubWorkflow('rmsEspoSubSrf001', 'rmsEspoRunSrf001', 'bench espocrm: Return All by firstName, this node 1.1, 4 fields', [
-			node({ listOptions: { select: SELECT, orderBy: 'firstName', order: 'asc' } }, 1.1),
-		]),
-		...inSubWorkflow('rmsEspoSubLst001', 'rmsEspoRunLst001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields", [
-			node({ listOptions: { select: SELECT } }, 1.1),
-		]),
-		...inSubWorkflow('rmsEspoSubSrj001', 'rmsEspoRunSrj001', 'bench espocrm: Return All by lastName, this node 1.1, 4 fields with joins', [
-			node({ listOptions: { select: SELECT_JOINS, orderBy: 'lastName', order: 'asc' } }, 1.1),
-		]),
-		...inSubWorkflow('rmsEspoSubLsj001', 'rmsEspoRunLsj001', "bench espocrm: Return All in the list's order, this node 1.1, 4 fields with joins", [
-			node({ listOptions: { select: SELECT_JOINS } }, 1.1),
-		]),
+		createsOfHttpRequestNode(
+			'rmsEspoCreate002',
+			'bench espocrm: creates, HTTP Request node',
+			CREATES,
+			apiBase,
+			apiKey,
+		),
+		...inSubWorkflow(
+			'rmsEspoSubAll001',
+			'rmsEspoRunAll001',
+			'bench espocrm: Return All, this node',
+			[node({})],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubSel001',
+			'rmsEspoRunSel001',
+			'bench espocrm: Return All, this node, 4 fields',
+			[node({ listOptions: { select: SELECT } })],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubSrt001',
+			'rmsEspoRunSrt001',
+			'bench espocrm: Return All by lastName, this node 1.1, 4 fields',
+			[node({ listOptions: { select: SELECT, orderBy: 'lastName', order: 'asc' } }, 1.1)],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubSrf001',
+			'rmsEspoRunSrf001',
+			'bench espocrm: Return All by firstName, this node 1.1, 4 fields',
+			[node({ listOptions: { select: SELECT, orderBy: 'firstName', order: 'asc' } }, 1.1)],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubLst001',
+			'rmsEspoRunLst001',
+			"bench espocrm: Return All in the list's order, this node 1.1, 4 fields",
+			[node({ listOptions: { select: SELECT } }, 1.1)],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubSrj001',
+			'rmsEspoRunSrj001',
+			'bench espocrm: Return All by lastName, this node 1.1, 4 fields with joins',
+			[node({ listOptions: { select: SELECT_JOINS, orderBy: 'lastName', order: 'asc' } }, 1.1)],
+		),
+		...inSubWorkflow(
+			'rmsEspoSubLsj001',
+			'rmsEspoRunLsj001',
+			"bench espocrm: Return All in the list's order, this node 1.1, 4 fields with joins",
+			[node({ listOptions: { select: SELECT_JOINS } }, 1.1)],
+		),
 		...inSubWorkflow(
 			'rmsEspoSubHtp001',
 			'rmsEspoRunHtp001',
@@ -220,13 +283,22 @@ async function main() {
 				ANALYZE TABLE contact, email_address, entity_email_address, account;`);
 		}
 		let total = (await get(apiBase, apiKey, '/Contact', { maxSize: 1, select: 'id' })).total;
-		env.log(`${opts.records.toLocaleString('en')} Contacts seeded by SQL${opts.linked ? ', each with an e-mail address and an account,' : ''} in ${Date.now() - t} ms; EspoCRM counts ${total}`);
+		env.log(
+			`${opts.records.toLocaleString('en')} Contacts seeded by SQL${opts.linked ? ', each with an e-mail address and an account,' : ''} in ${Date.now() - t} ms; EspoCRM counts ${total}`,
+		);
 
 		const wfs = workflows()({ apiBase, apiKey });
-		const credentials = [{ ...CREDENTIAL, type: 'recordManagementServiceApi', data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey } }];
+		const credentials = [
+			{
+				...CREDENTIAL,
+				type: 'recordManagementServiceApi',
+				data: { baseUrl: espo.origin, server: 'espocrm', authentication: 'apiKey', apiKey },
+			},
+		];
 		const n8n = await setupN8n({ procs, workDir, credentials, workflows: wfs });
 
-		const contacts = async () => Number((await espo.query('SELECT COUNT(*) AS n FROM contact WHERE deleted = 0'))[0].n);
+		const contacts = async () =>
+			Number((await espo.query('SELECT COUNT(*) AS n FROM contact WHERE deleted = 0'))[0].n);
 		const cases = [
 			// the creates first (they add 1,000 Contacts each: Return All then reads more than N, and says how many)
 			{
@@ -238,23 +310,87 @@ async function main() {
 					return raw.creates(apiBase, { items: CREATE_ITEMS, concurrency: PARALLEL, apiKey });
 				},
 			},
-			{ key: 'nodeCreate', creates: true, label: `this node, ${CREATES.toLocaleString('en')} creates, Max Parallel Requests ${PARALLEL}`, workflow: 'rmsEspoCreate001', measured: 'Create' },
-			{ key: 'httpCreate', creates: true, label: `HTTP Request node, ${CREATES.toLocaleString('en')} creates (defaults: all at once)`, workflow: 'rmsEspoCreate002', measured: 'Create' },
+			{
+				key: 'nodeCreate',
+				creates: true,
+				label: `this node, ${CREATES.toLocaleString('en')} creates, Max Parallel Requests ${PARALLEL}`,
+				workflow: 'rmsEspoCreate001',
+				measured: 'Create',
+			},
+			{
+				key: 'httpCreate',
+				creates: true,
+				label: `HTTP Request node, ${CREATES.toLocaleString('en')} creates (defaults: all at once)`,
+				workflow: 'rmsEspoCreate002',
+				measured: 'Create',
+			},
 			// the shorter cases with 4 fields first, all fields after
-			{ key: 'rawSel', label: `raw client, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT) },
-			{ key: 'nodeSel', label: `this node, Return All, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSel001' },
-			{ key: 'http', label: `HTTP Request node, pagination + Split Out, select ${SELECT.length} fields`, workflow: 'rmsEspoRunHtp001' },
-			{ key: 'rawAll', label: 'raw client, offset + total on every page, all fields', raw: () => rawOffset(apiBase, apiKey) },
+			{
+				key: 'rawSel',
+				label: `raw client, offset + total on every page, select ${SELECT.length} fields`,
+				raw: () => rawOffset(apiBase, apiKey, SELECT),
+			},
+			{
+				key: 'nodeSel',
+				label: `this node, Return All, Fields to Return (${SELECT.length})`,
+				workflow: 'rmsEspoRunSel001',
+			},
+			{
+				key: 'http',
+				label: `HTTP Request node, pagination + Split Out, select ${SELECT.length} fields`,
+				workflow: 'rmsEspoRunHtp001',
+			},
+			{
+				key: 'rawAll',
+				label: 'raw client, offset + total on every page, all fields',
+				raw: () => rawOffset(apiBase, apiKey),
+			},
 			{ key: 'nodeAll', label: 'this node, Return All', workflow: 'rmsEspoRunAll001' },
-			{ key: 'rawSort', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'lastName', order: 'asc' }) },
-			{ key: 'nodeSort', label: `this node 1.1, Return All sorted by lastName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrt001' },
-			{ key: 'rawSortFirst', label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`, raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }) },
-			{ key: 'nodeSortFirst', label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunSrf001' },
-			{ key: 'nodeListOrder', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`, workflow: 'rmsEspoRunLst001' },
-			{ key: 'rawJoins', label: `raw client, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS) },
-			{ key: 'nodeListOrderJoins', label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunLsj001' },
-			{ key: 'rawSortJoins', label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT_JOINS.join(', ')}`, raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS, { orderBy: 'lastName', order: 'asc' }) },
-			{ key: 'nodeSortJoins', label: `this node 1.1, Return All sorted by lastName, Fields to Return ${SELECT_JOINS.join(', ')}`, workflow: 'rmsEspoRunSrj001' },
+			{
+				key: 'rawSort',
+				label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT.length} fields`,
+				raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'lastName', order: 'asc' }),
+			},
+			{
+				key: 'nodeSort',
+				label: `this node 1.1, Return All sorted by lastName, Fields to Return (${SELECT.length})`,
+				workflow: 'rmsEspoRunSrt001',
+			},
+			{
+				key: 'rawSortFirst',
+				label: `raw client, sorted by firstName, offset + total on every page, select ${SELECT.length} fields`,
+				raw: () => rawOffset(apiBase, apiKey, SELECT, { orderBy: 'firstName', order: 'asc' }),
+			},
+			{
+				key: 'nodeSortFirst',
+				label: `this node 1.1, Return All sorted by firstName, Fields to Return (${SELECT.length})`,
+				workflow: 'rmsEspoRunSrf001',
+			},
+			{
+				key: 'nodeListOrder',
+				label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return (${SELECT.length})`,
+				workflow: 'rmsEspoRunLst001',
+			},
+			{
+				key: 'rawJoins',
+				label: `raw client, offset + total on every page, select ${SELECT_JOINS.join(', ')}`,
+				raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS),
+			},
+			{
+				key: 'nodeListOrderJoins',
+				label: `this node 1.1, Return All in the list's order (createdAt desc), Fields to Return ${SELECT_JOINS.join(', ')}`,
+				workflow: 'rmsEspoRunLsj001',
+			},
+			{
+				key: 'rawSortJoins',
+				label: `raw client, sorted by lastName, offset + total on every page, select ${SELECT_JOINS.join(', ')}`,
+				raw: () => rawOffset(apiBase, apiKey, SELECT_JOINS, { orderBy: 'lastName', order: 'asc' }),
+			},
+			{
+				key: 'nodeSortJoins',
+				label: `this node 1.1, Return All sorted by lastName, Fields to Return ${SELECT_JOINS.join(', ')}`,
+				workflow: 'rmsEspoRunSrj001',
+			},
 		];
 		const chosen = cases.filter((c) => !opts.cases || opts.cases.includes(c.key));
 		// runs[k][case key]: one measurement
@@ -270,12 +406,22 @@ async function main() {
 					if (!c.creates) r.expected = total;
 					if (c.raw) Object.assign(r, await c.raw());
 					else if (c.creates) {
-						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), [c.measured]);
+						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), [
+							c.measured,
+						]);
 						Object.assign(r, { ms: m.ms, out: m.outputs[c.measured].length, peakKb: m.peakNodeKb });
 					} else {
-						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), ['Run']);
+						const m = measure(await n8n.execute(c.workflow, { timeoutMs: 60 * 60 * 1000 }), [
+							'Run',
+						]);
 						const [summary] = m.outputs.Run;
-						Object.assign(r, { ms: m.ms, records: summary.count_id, unique: summary.unique_count_id, peakKb: m.peakNodeKb, samples: m.samples });
+						Object.assign(r, {
+							ms: m.ms,
+							records: summary.count_id,
+							unique: summary.unique_count_id,
+							peakKb: m.peakNodeKb,
+							samples: m.samples,
+						});
 					}
 					// the Contacts the case created, and how many Return All finds from now on
 					if (c.creates) {
@@ -290,19 +436,48 @@ async function main() {
 				r.serverMs = requests.reduce((sum, q) => sum + q.ms, 0);
 				r.non200 = requests.filter((q) => q.status !== 200).length;
 				results[c.key] = r;
-				const what = c.creates ? `${r.created} Contacts created` : `${r.records} records (${r.unique} distinct)`;
-				env.log(`run ${run}/${opts.runs}: ${c.label}: ${r.error ? `FAILED: ${r.error}` : `${secs(r.ms)}, ${r.requests} requests, ${what}${r.peakKb ? `, peak ${mb(r.peakKb)}` : ''}`}`);
+				const what = c.creates
+					? `${r.created} Contacts created`
+					: `${r.records} records (${r.unique} distinct)`;
+				env.log(
+					`run ${run}/${opts.runs}: ${c.label}: ${r.error ? `FAILED: ${r.error}` : `${secs(r.ms)}, ${r.requests} requests, ${what}${r.peakKb ? `, peak ${mb(r.peakKb)}` : ''}`}`,
+				);
 			}
 			runs.push(results);
 		}
 
 		/** The median of a figure over the runs, with min–max when there are several (as `npm run bench` prints them). */
-		const spread = (values, format) => fmt(stat(values.filter((v) => typeof v === 'number')), format);
-		const refOf = { rawAll: 'rawAll', nodeAll: 'rawAll', rawSel: 'rawSel', nodeSel: 'rawSel', http: 'rawSel', rawCreate: 'rawCreate', nodeCreate: 'rawCreate', httpCreate: 'rawCreate', rawSort: 'rawSort', nodeSort: 'rawSort', rawSortFirst: 'rawSortFirst', nodeSortFirst: 'rawSortFirst', nodeListOrder: 'rawSel', rawJoins: 'rawJoins', nodeListOrderJoins: 'rawJoins', rawSortJoins: 'rawSortJoins', nodeSortJoins: 'rawSortJoins' };
-		const ratiosOf = (a, b) => runs.filter((results) => results[a]?.ms && results[b]?.ms).map((results) => results[a].ms / results[b].ms);
+		const spread = (values, format) =>
+			fmt(stat(values.filter((v) => typeof v === 'number')), format);
+		const refOf = {
+			rawAll: 'rawAll',
+			nodeAll: 'rawAll',
+			rawSel: 'rawSel',
+			nodeSel: 'rawSel',
+			http: 'rawSel',
+			rawCreate: 'rawCreate',
+			nodeCreate: 'rawCreate',
+			httpCreate: 'rawCreate',
+			rawSort: 'rawSort',
+			nodeSort: 'rawSort',
+			rawSortFirst: 'rawSortFirst',
+			nodeSortFirst: 'rawSortFirst',
+			nodeListOrder: 'rawSel',
+			rawJoins: 'rawJoins',
+			nodeListOrderJoins: 'rawJoins',
+			rawSortJoins: 'rawSortJoins',
+			nodeSortJoins: 'rawSortJoins',
+		};
+		const ratiosOf = (a, b) =>
+			runs
+				.filter((results) => results[a]?.ms && results[b]?.ms)
+				.map((results) => results[a].ms / results[b].ms);
 		const lines = [
 			'',
-			`EspoCRM ${espo.version} with ${opts.records.toLocaleString('en')} Contacts seeded${opts.linked ? ', each with an e-mail address and an account' : ''} (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time but in version 1.1's list order (segments side by side, up to 5 at once), the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+			`EspoCRM ${espo.version} with ${opts.records.toLocaleString('en')} Contacts seeded${opts.linked ? ', each with an e-mail address and an account' : ''} (PHP's server with PHP_CLI_SERVER_WORKERS=${process.env.ESPOCRM_PHP_WORKERS || '4'}; Return All sends one request at a time but in version 1.1's list order (segments side by side, up to 5 at once), the creates ${PARALLEL} or, the HTTP Request node, all at once; the n8n Return All cases start after n8n has idled ${SETTLE_SECONDS} s), ${opts.runs} run(s), load ${os
+				.loadavg()
+				.map((l) => l.toFixed(2))
+				.join(' ')}`,
 			'',
 			'| case | time | ratio to raw | requests | server time | records (distinct) | peak memory |',
 			'| --- | --- | --- | --- | --- | --- | --- |',
@@ -310,41 +485,95 @@ async function main() {
 		for (const c of chosen) {
 			const all = runs.map((results) => results[c.key]);
 			const failed = all.some((r) => r.error);
-			const ratio = c.key === refOf[c.key] ? '–' : spread(ratiosOf(c.key, refOf[c.key]), (x) => `${x.toFixed(2)}x`);
-			const counts = [...new Set(all.map((r) => (c.creates ? `${r.created ?? '–'} created` : `${r.records ?? '–'} (${r.unique ?? '–'})`)))].join(', ');
+			const ratio =
+				c.key === refOf[c.key]
+					? '–'
+					: spread(ratiosOf(c.key, refOf[c.key]), (x) => `${x.toFixed(2)}x`);
+			const counts = [
+				...new Set(
+					all.map((r) =>
+						c.creates ? `${r.created ?? '–'} created` : `${r.records ?? '–'} (${r.unique ?? '–'})`,
+					),
+				),
+			].join(', ');
 			lines.push(
-				`| ${c.label} | ${failed ? 'FAILED' : spread(all.map((r) => r.ms), secs)} | ${ratio} | ${[...new Set(all.map((r) => r.requests))].join(', ')} | ${spread(all.map((r) => r.serverMs), secs)} | ${counts} | ${spread(all.map((r) => r.peakKb), mb)} |`,
+				`| ${c.label} | ${
+					failed
+						? 'FAILED'
+						: spread(
+								all.map((r) => r.ms),
+								secs,
+							)
+				} | ${ratio} | ${[...new Set(all.map((r) => r.requests))].join(', ')} | ${spread(
+					all.map((r) => r.serverMs),
+					secs,
+				)} | ${counts} | ${spread(
+					all.map((r) => r.peakKb),
+					mb,
+				)} |`,
 			);
 		}
-		const has = (...keys) => keys.every((k) => runs.every((results) => results[k] && !results[k].error));
-		const once = (k) => runs.every((results) => results[k].records === results[k].expected && results[k].unique === results[k].expected && results[k].non200 === 0);
+		const has = (...keys) =>
+			keys.every((k) => runs.every((results) => results[k] && !results[k].error));
+		const once = (k) =>
+			runs.every(
+				(results) =>
+					results[k].records === results[k].expected &&
+					results[k].unique === results[k].expected &&
+					results[k].non200 === 0,
+			);
 		const createdAll = (k) =>
-			runs.every((results) => results[k].created === CREATES && results[k].requests === CREATES && results[k].non200 === 0 && results[k].out === CREATES);
+			runs.every(
+				(results) =>
+					results[k].created === CREATES &&
+					results[k].requests === CREATES &&
+					results[k].non200 === 0 &&
+					results[k].out === CREATES,
+			);
 		lines.push('');
 		if (has('nodeCreate', 'rawCreate')) {
 			const ratio = median(ratiosOf('nodeCreate', 'rawCreate'));
-			lines.push(`Goal: creates, this node ≤ 1.5x raw: ${createdAll('nodeCreate') && ratio <= 1.5 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
+			lines.push(
+				`Goal: creates, this node ≤ 1.5x raw: ${createdAll('nodeCreate') && ratio <= 1.5 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`,
+			);
 		}
 		if (has('nodeCreate', 'httpCreate')) {
 			const ratio = median(ratiosOf('nodeCreate', 'httpCreate'));
-			lines.push(`Goal: creates, this node ahead of the HTTP Request node: ${createdAll('nodeCreate') && ratio < 1 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
+			lines.push(
+				`Goal: creates, this node ahead of the HTTP Request node: ${createdAll('nodeCreate') && ratio < 1 ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`,
+			);
 		}
 		for (const [key, max, what] of [
 			['nodeSel', 0.3, 'with Fields to Return'],
 			['nodeAll', 0.6, 'without'],
 			['nodeSort', 0.3, 'sorted by lastName, with Fields to Return (version 1.1)'],
 			['nodeSortFirst', 0.3, 'sorted by firstName, with Fields to Return (version 1.1)'],
-			['nodeListOrderJoins', 0.3, `in the list's order, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
-			['nodeSortJoins', 0.3, `sorted by lastName, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`],
+			[
+				'nodeListOrderJoins',
+				0.3,
+				`in the list's order, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`,
+			],
+			[
+				'nodeSortJoins',
+				0.3,
+				`sorted by lastName, with Fields to Return ${SELECT_JOINS.join(', ')} (version 1.1)`,
+			],
 		]) {
 			if (!has(key, refOf[key])) continue;
 			const ratio = median(ratiosOf(key, refOf[key]));
-			lines.push(`Goal: ${what} ≤ ${max}x raw: ${once(key) && ratio <= max ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`);
+			lines.push(
+				`Goal: ${what} ≤ ${max}x raw: ${once(key) && ratio <= max ? 'met' : 'NOT MET'} (${ratio.toFixed(2)}x)`,
+			);
 		}
 		const nodes = ['nodeAll', 'nodeSel'].filter((k) => has(k));
-		if (nodes.length) lines.push(`Goal: every record once: ${nodes.every(once) ? 'met' : 'NOT MET'} (${nodes.join(', ')}; ${runs[0][nodes[0]].expected} in EspoCRM in the first run)`);
+		if (nodes.length)
+			lines.push(
+				`Goal: every record once: ${nodes.every(once) ? 'met' : 'NOT MET'} (${nodes.join(', ')}; ${runs[0][nodes[0]].expected} in EspoCRM in the first run)`,
+			);
 		if (has('nodeSel', 'http')) {
-			const [ours, theirs] = ['nodeSel', 'http'].map((k) => median(runs.map((results) => results[k].peakKb)));
+			const [ours, theirs] = ['nodeSel', 'http'].map((k) =>
+				median(runs.map((results) => results[k].peakKb)),
+			);
 			const lower = runs.filter((results) => results.nodeSel.peakKb <= results.http.peakKb).length;
 			lines.push(
 				`Goal: peak memory ≤ the HTTP Request node's (same fields, medians): ${ours <= theirs ? 'met' : 'NOT MET'} (${mb(ours)} vs ${mb(theirs)}; lower or equal in ${lower} of ${runs.length} runs)`,

@@ -25,7 +25,8 @@ function snapshotPackage(workDir) {
 	fs.symlinkSync(path.join(env.REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
 	const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
 	for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
-		if (!fs.existsSync(path.join(dir, f))) throw new Error(`${f} is missing from dist/ (did the build fail?)`);
+		if (!fs.existsSync(path.join(dir, f)))
+			throw new Error(`${f} is missing from dist/ (did the build fail?)`);
 	return dir;
 }
 
@@ -50,7 +51,8 @@ async function setupN8n({ procs, workDir, credentials, workflows, extraEnv = {} 
 	const importDir = path.join(workDir, 'import');
 	fs.mkdirSync(path.join(importDir, 'workflows'), { recursive: true });
 	fs.writeFileSync(path.join(importDir, 'credentials.json'), JSON.stringify(credentials));
-	for (const wf of workflows) fs.writeFileSync(path.join(importDir, 'workflows', `${wf.id}.json`), JSON.stringify(wf));
+	for (const wf of workflows)
+		fs.writeFileSync(path.join(importDir, 'workflows', `${wf.id}.json`), JSON.stringify(wf));
 	for (const args of [
 		['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`],
 		['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`],
@@ -59,7 +61,8 @@ async function setupN8n({ procs, workDir, credentials, workflows, extraEnv = {} 
 	]) {
 		env.log(`n8n ${args[0]}`);
 		const r = await runN8nCommand({ procs, p, env: n8nEnv, args });
-		if (r.code !== 0) throw new Error(`n8n ${args[0]} failed (${r.code}):\n${r.output.slice(-3000)}`);
+		if (r.code !== 0)
+			throw new Error(`n8n ${args[0]} failed (${r.code}):\n${r.output.slice(-3000)}`);
 	}
 
 	let runNo = 0;
@@ -67,11 +70,16 @@ async function setupN8n({ procs, workDir, credentials, workflows, extraEnv = {} 
 	async function execute(workflowId, { timeoutMs = 20 * 60 * 1000 } = {}) {
 		const logFile = path.join(workDir, `execute-${++runNo}.log`);
 		const e = { ...n8nEnv, N8N_RUNNERS_BROKER_PORT: String(await env.freePort()) };
-		const proc = procs.spawn(`n8n execute ${workflowId}`, p.nodeBin, [p.n8nBin, 'execute', `--id=${workflowId}`], {
-			env: e,
-			cwd: userFolder,
-			logFile,
-		});
+		const proc = procs.spawn(
+			`n8n execute ${workflowId}`,
+			p.nodeBin,
+			[p.n8nBin, 'execute', `--id=${workflowId}`],
+			{
+				env: e,
+				cwd: userFolder,
+				logFile,
+			},
+		);
 		const memory = watchMemory(proc.pid);
 		const timer = setTimeout(() => proc.stop({ timeoutMs: 5000 }), timeoutMs);
 		const code = await proc.exited;
@@ -83,8 +91,12 @@ async function setupN8n({ procs, workDir, credentials, workflows, extraEnv = {} 
 		const run = parseRun(output);
 		// n8n sometimes dies on its way out (SIGSEGV while shutting down, seen with n8n 2.41.1 on this machine) after
 		// printing a complete, successful run: the run counts, with a note.
-		if (!run) throw new Error(`n8n execute exited with ${code}, without a successful run: ${failureOf(output) || errorText(res)}`);
-		const note = code !== 0 ? `n8n exited with ${code} after printing the successful run` : undefined;
+		if (!run)
+			throw new Error(
+				`n8n execute exited with ${code}, without a successful run: ${failureOf(output) || errorText(res)}`,
+			);
+		const note =
+			code !== 0 ? `n8n exited with ${code} after printing the successful run` : undefined;
 		return { run, samples, note, wallMs: Date.now() - proc.startedAt };
 	}
 	return { execute };
@@ -174,9 +186,13 @@ function measure(result, nodeNames) {
 	const outputs = {};
 	for (const name of nodeNames) {
 		const tasks = runData[name];
-		if (!tasks) throw new Error(`node "${name}" did not run (ran: ${Object.keys(runData).join(', ')})`);
+		if (!tasks)
+			throw new Error(`node "${name}" did not run (ran: ${Object.keys(runData).join(', ')})`);
 		for (const task of tasks) {
-			if (task.error) throw new Error(`node "${name}" failed: ${task.error.message}${task.error.description ? ` (${task.error.description})` : ''}`);
+			if (task.error)
+				throw new Error(
+					`node "${name}" failed: ${task.error.message}${task.error.description ? ` (${task.error.description})` : ''}`,
+				);
 			ms += task.executionTime;
 			start = Math.min(start, task.startTime);
 			end = Math.max(end, task.startTime + task.executionTime);
@@ -209,10 +225,15 @@ async function onNode24(script) {
 	if (process.versions.node.split('.')[0] === '24' && global.gc) return true;
 	const p = await env.ensureN8n();
 	// --expose-gc: a full collection before each raw measurement (see below)
-	const child = spawn(p.nodeBin, ['--expose-gc', script, ...process.argv.slice(2)], { stdio: 'inherit' });
+	const child = spawn(p.nodeBin, ['--expose-gc', script, ...process.argv.slice(2)], {
+		stdio: 'inherit',
+	});
 	// Ctrl-C reaches both processes (same process group); other signals are passed on. The child cleans up.
-	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
-	child.on('exit', (code, sig) => process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code));
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+		process.on(sig, () => sig !== 'SIGINT' && child.kill(sig));
+	child.on('exit', (code, sig) =>
+		process.exit(code === null ? 128 + (os.constants.signals[sig] || 1) : code),
+	);
 	return false;
 }
 

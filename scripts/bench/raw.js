@@ -34,7 +34,9 @@ function client(baseUrl, { keepAlive, apiKey = API_KEY }) {
 					headers: {
 						Accept: 'application/json',
 						'X-Api-Key': apiKey,
-						...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+						...(payload !== undefined
+							? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }
+							: {}),
 						...headers,
 					},
 				},
@@ -44,7 +46,11 @@ function client(baseUrl, { keepAlive, apiKey = API_KEY }) {
 					res.on('end', () => {
 						const text = Buffer.concat(chunks).toString('utf8');
 						if (res.statusCode < 200 || res.statusCode >= 300) {
-							reject(new Error(`${method} ${path}: ${res.statusCode} ${res.headers['x-status-reason'] || text.slice(0, 200)}`));
+							reject(
+								new Error(
+									`${method} ${path}: ${res.statusCode} ${res.headers['x-status-reason'] || text.slice(0, 200)}`,
+								),
+							);
 							return;
 						}
 						try {
@@ -91,7 +97,11 @@ const creates = (baseUrl, { items, concurrency, keepAlive, apiKey }) =>
 		async (send) => {
 			await pool(items.length, concurrency, (i) =>
 				send('POST', '/Contact', {
-					body: { firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email },
+					body: {
+						firstName: items[i].first,
+						lastName: items[i].last,
+						emailAddress: items[i].email,
+					},
 					headers: { 'X-Skip-Duplicate-Check': 'true' },
 				}),
 			);
@@ -107,7 +117,18 @@ const creates = (baseUrl, { items, concurrency, keepAlive, apiKey }) =>
  * as the raw client is.
  */
 const createsThroughN8n = (baseUrl, { items, concurrency, apiKey = API_KEY }) => {
-	const { httpRequest } = require(path.join(env.paths().n8nDir, 'node_modules', '@n8n', 'backend-network', 'dist', 'http', 'axios', 'request.js'));
+	const { httpRequest } = require(
+		path.join(
+			env.paths().n8nDir,
+			'node_modules',
+			'@n8n',
+			'backend-network',
+			'dist',
+			'http',
+			'axios',
+			'request.js',
+		),
+	);
 	const send = async (body) => {
 		const response = await httpRequest({
 			method: 'POST',
@@ -115,7 +136,12 @@ const createsThroughN8n = (baseUrl, { items, concurrency, apiKey = API_KEY }) =>
 			body,
 			json: true,
 			arrayFormat: 'indices',
-			headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Api-Key': apiKey, 'X-Skip-Duplicate-Check': 'true' },
+			headers: {
+				Accept: 'application/json',
+				'Content-Type': 'application/json',
+				'X-Api-Key': apiKey,
+				'X-Skip-Duplicate-Check': 'true',
+			},
 			timeout: 30000,
 			returnFullResponse: true,
 			encoding: 'stream',
@@ -126,7 +152,9 @@ const createsThroughN8n = (baseUrl, { items, concurrency, apiKey = API_KEY }) =>
 	};
 	return (async () => {
 		const t0 = performance.now();
-		await pool(items.length, concurrency, (i) => send({ firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email }));
+		await pool(items.length, concurrency, (i) =>
+			send({ firstName: items[i].first, lastName: items[i].last, emailAddress: items[i].email }),
+		);
 		return { ms: performance.now() - t0 };
 	})();
 };
@@ -138,7 +166,9 @@ const mass = (baseUrl, { action, ids, chunkSize, concurrency, keepAlive }) =>
 		for (let i = 0; i < ids.length; i += chunkSize) chunks.push(ids.slice(i, i + chunkSize));
 		await pool(chunks.length, concurrency, (i) =>
 			action === 'massUpdate'
-				? send('PUT', '/Contact/action/massUpdate', { body: { ids: chunks[i], attributes: { description: 'bench' } } })
+				? send('PUT', '/Contact/action/massUpdate', {
+						body: { ids: chunks[i], attributes: { description: 'bench' } },
+					})
 				: send('POST', '/Contact/action/massDelete', { body: { ids: chunks[i] } }),
 		);
 	});
@@ -179,7 +209,10 @@ const listAll = (baseUrl, { parallel, keepAlive }) =>
 
 /** The query of a look-up by e-mail address, as the node sends it: `in` with a list of values, or `equals`. */
 function lookupQuery(emails) {
-	const query = { 'where[0][type]': Array.isArray(emails) ? 'in' : 'equals', 'where[0][attribute]': 'emailAddress' };
+	const query = {
+		'where[0][type]': Array.isArray(emails) ? 'in' : 'equals',
+		'where[0][attribute]': 'emailAddress',
+	};
 	if (Array.isArray(emails)) emails.forEach((email, i) => (query[`where[0][value][${i}]`] = email));
 	else query['where[0][value]'] = emails;
 	return { ...query, select: 'id,emailAddress', offset: 0, maxSize: PAGE_SIZE };
@@ -189,7 +222,9 @@ function lookupQuery(emails) {
 const writeUpsert = (send, item, id) =>
 	id
 		? send('PUT', `/Contact/${id}`, { body: { firstName: item.first, lastName: item.last } })
-		: send('POST', '/Contact', { body: { emailAddress: item.email, firstName: item.first, lastName: item.last } });
+		: send('POST', '/Contact', {
+				body: { emailAddress: item.email, firstName: item.first, lastName: item.last },
+			});
 
 /**
  * Create or Update by e-mail address, the chunked scheme: the addresses looked up `chunkSize` at a time (`in`),
@@ -199,13 +234,16 @@ const writeUpsert = (send, item, id) =>
 const upsertsChunked = (baseUrl, { items, chunkSize, concurrency, keepAlive }) =>
 	timed(baseUrl, keepAlive, async (send) => {
 		const chunks = [];
-		for (let i = 0; i < items.length; i += chunkSize) chunks.push(items.slice(i, i + chunkSize).map((item) => item.email));
+		for (let i = 0; i < items.length; i += chunkSize)
+			chunks.push(items.slice(i, i + chunkSize).map((item) => item.email));
 		const found = new Map();
 		await pool(chunks.length, concurrency, async (i) => {
 			const reply = await send('GET', '/Contact', { query: lookupQuery(chunks[i]) });
 			for (const r of reply.list) found.set(String(r.emailAddress).toLowerCase(), r.id);
 		});
-		await pool(items.length, concurrency, (i) => writeUpsert(send, items[i], found.get(items[i].email.toLowerCase())));
+		await pool(items.length, concurrency, (i) =>
+			writeUpsert(send, items[i], found.get(items[i].email.toLowerCase())),
+		);
 	});
 
 /** Create or Update by e-mail address, one item after another as the node did before: look up, then write. */
@@ -217,4 +255,12 @@ const upsertsPerItem = (baseUrl, { items, concurrency, keepAlive }) =>
 		});
 	});
 
-module.exports = { creates, createsThroughN8n, mass, listAll, upsertsChunked, upsertsPerItem, pool };
+module.exports = {
+	creates,
+	createsThroughN8n,
+	mass,
+	listAll,
+	upsertsChunked,
+	upsertsPerItem,
+	pool,
+};

@@ -12,7 +12,8 @@ const median = (xs) => {
 	const m = s.length >> 1;
 	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const stat = (xs) => (xs.length ? { med: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length } : null);
+const stat = (xs) =>
+	xs.length ? { med: median(xs), min: Math.min(...xs), max: Math.max(...xs), n: xs.length } : null;
 const fmt = (s, f) => (!s ? '–' : s.n === 1 ? f(s.med) : `${f(s.med)} (${f(s.min)}–${f(s.max)})`);
 const sec = (ms) => (ms / 1000).toFixed(2);
 /** The median alone (for the columns that only explain). */
@@ -23,8 +24,12 @@ const mb = (kb) => (kb / 1024).toFixed(0);
 /** Per run, the ratio of case `a` to case `b` of the same job. */
 function ratios(results, job, a, b) {
 	const out = [];
-	for (const ra of results.filter((r) => r.job === job && r.key === a && r.ms !== undefined && !r.error)) {
-		const rb = results.find((r) => r.job === job && r.key === b && r.run === ra.run && r.ms && !r.error);
+	for (const ra of results.filter(
+		(r) => r.job === job && r.key === a && r.ms !== undefined && !r.error,
+	)) {
+		const rb = results.find(
+			(r) => r.job === job && r.key === b && r.run === ra.run && r.ms && !r.error,
+		);
 		if (rb) out.push(ra.ms / rb.ms);
 	}
 	return out;
@@ -45,27 +50,54 @@ function table(job, results) {
 		const vals = (f) => ok.map(f).filter((v) => v !== undefined && v !== null);
 		const reqs = [...new Set(ok.map((r) => r.requests))].join('/');
 		// with --latency, say which case (of its own latency) a row is
-		const lat = `${[...new Set(rs.map((r) => r.latency))].join('/')} ms` + (rs.some((r) => r.latency !== c.latency) ? ` (the ${c.latency} ms case)` : '');
+		const lat =
+			`${[...new Set(rs.map((r) => r.latency))].join('/')} ms` +
+			(rs.some((r) => r.latency !== c.latency) ? ` (the ${c.latency} ms case)` : '');
 		const ratio = c.ref ? stat(ratios(results, job.name, key, c.ref)) : null;
 		rows.push(
 			`| ${c.label} | ${lat} | ${reqs || '–'} | ${fmt(stat(vals((r) => r.ms)), sec)} | ${c.ref ? fmt(ratio, x) : c.system === 'raw' ? 'reference' : '–'} | ` +
 				`${fmt(stat(vals((r) => (r.requests ? r.spanMs : undefined))), sec)} | ` +
-				`${med(vals((r) => r.meanInFlight), (v) => v.toFixed(1))} / ${med(vals((r) => (r.requests ? r.maxInFlight : undefined)), String)} | ` +
-				`${med(vals((r) => r.meanServiceMs), (v) => v.toFixed(1))} | ` +
+				`${med(
+					vals((r) => r.meanInFlight),
+					(v) => v.toFixed(1),
+				)} / ${med(
+					vals((r) => (r.requests ? r.maxInFlight : undefined)),
+					String,
+				)} | ` +
+				`${med(
+					vals((r) => r.meanServiceMs),
+					(v) => v.toFixed(1),
+				)} | ` +
 				`${fmt(stat(vals((r) => r.peakNodeKb)), mb)} | ${fmt(stat(vals((r) => r.peakProcessKb)), mb)} |`,
 		);
 		// the check that executionTime is the node's time: the node's start to the first request the server saw, and the
 		// last answer to the node's end
 		const lead = stat(vals((r) => r.leadMs));
 		if (c.system === 'n8n' && lead)
-			timing.push(`${c.label} @${lat}: first request ${fmt(lead, (v) => v.toFixed(0))} ms after the node started, node done ${fmt(stat(vals((r) => r.tailMs)), (v) => v.toFixed(0))} ms after the last answer`);
+			timing.push(
+				`${c.label} @${lat}: first request ${fmt(lead, (v) => v.toFixed(0))} ms after the node started, node done ${fmt(stat(vals((r) => r.tailMs)), (v) => v.toFixed(0))} ms after the last answer`,
+			);
 		for (const r of rs) {
-			if (r.error) notes.push(`- ${c.label}, run ${r.run}: FAILED: ${r.error.split('\n').slice(0, 6).join(' / ')}`);
-			else if (r.problems && r.problems.length) notes.push(`- ${c.label}, run ${r.run}: ${r.problems.join('; ')}`);
+			if (r.error)
+				notes.push(
+					`- ${c.label}, run ${r.run}: FAILED: ${r.error.split('\n').slice(0, 6).join(' / ')}`,
+				);
+			else if (r.problems && r.problems.length)
+				notes.push(`- ${c.label}, run ${r.run}: ${r.problems.join('; ')}`);
 			if (r.note) notes.push(`- ${c.label}, run ${r.run}: ${r.note}`);
 		}
 	}
-	return [...rows, ...notes, ...(timing.length ? ['', 'Timing check (server clock against the node\'s startTime + executionTime):', ...timing.map((t) => `- ${t}`)] : [])].join('\n');
+	return [
+		...rows,
+		...notes,
+		...(timing.length
+			? [
+					'',
+					"Timing check (server clock against the node's startTime + executionTime):",
+					...timing.map((t) => `- ${t}`),
+				]
+			: []),
+	].join('\n');
 }
 
 /** One line per goal: met / not met, with the figures. */
@@ -75,11 +107,14 @@ function goalLines(job, results, opts) {
 	const problemsOf = (k) =>
 		results
 			.filter((r) => r.job === job.name && r.key === k)
-			.flatMap((r) => (r.error ? [`run ${r.run} failed`] : r.problems.map((p) => `run ${r.run}: ${p}`)));
+			.flatMap((r) =>
+				r.error ? [`run ${r.run} failed`] : r.problems.map((p) => `run ${r.run}: ${p}`),
+			);
 	for (const g of job.goals) {
 		const keys = g.ratio || g.memory;
 		const latencyNote =
-			opts.latency !== undefined && keys.some((k) => job.cases.find((c) => c.key === k).latency !== opts.latency)
+			opts.latency !== undefined &&
+			keys.some((k) => job.cases.find((c) => c.key === k).latency !== opts.latency)
 				? ` [measured at --latency ${opts.latency} ms, not the goal's]`
 				: '';
 		const problems = keys.flatMap(problemsOf);
@@ -87,13 +122,21 @@ function goalLines(job, results, opts) {
 		let figures;
 		if (g.ratio) {
 			const s = stat(ratios(results, job.name, ...g.ratio));
-			const times = keys.map((k) => `${label(k)} ${sec(median(results.filter((r) => r.job === job.name && r.key === k && r.ms).map((r) => r.ms)) || 0)} s`);
+			const times = keys.map(
+				(k) =>
+					`${label(k)} ${sec(median(results.filter((r) => r.job === job.name && r.key === k && r.ms).map((r) => r.ms)) || 0)} s`,
+			);
 			if (s) {
 				figures = `${x(s.med)} (${x(s.min)}–${x(s.max)} over ${s.n} runs; median times: ${times.join(', ')})`;
 				verdict = g.max !== undefined ? s.med <= g.max : s.med < g.below;
 			}
 		} else {
-			const peak = (k) => stat(results.filter((r) => r.job === job.name && r.key === k && r.peakNodeKb).map((r) => r.peakNodeKb));
+			const peak = (k) =>
+				stat(
+					results
+						.filter((r) => r.job === job.name && r.key === k && r.peakNodeKb)
+						.map((r) => r.peakNodeKb),
+				);
 			const [a, b] = keys.map(peak);
 			const base = peak('empty');
 			if (a && b) {
@@ -103,7 +146,9 @@ function goalLines(job, results, opts) {
 		}
 		if (problems.length) verdict = false;
 		const word = verdict === undefined ? 'NOT MEASURED' : verdict ? 'met' : 'NOT MET';
-		lines.push(`GOAL ${word.padEnd(12)} ${g.text}: ${figures || 'no figures'}${problems.length ? `; problems: ${problems.join('; ')}` : ''}${latencyNote}`);
+		lines.push(
+			`GOAL ${word.padEnd(12)} ${g.text}: ${figures || 'no figures'}${problems.length ? `; problems: ${problems.join('; ')}` : ''}${latencyNote}`,
+		);
 	}
 	return lines;
 }
@@ -119,7 +164,10 @@ function report({ jobs, results, opts, machine }) {
 	);
 	const extra = Object.entries(opts.n8nEnv || {}).map(([k, v]) => `${k}=${v}`);
 	if (extra.length) out.push(`n8n environment: ${extra.join(' ')}`);
-	if (opts.busy) out.push(`${opts.busy} busy loop(s) beside every case (--busy): a machine whose cores n8n shares`);
+	if (opts.busy)
+		out.push(
+			`${opts.busy} busy loop(s) beside every case (--busy): a machine whose cores n8n shares`,
+		);
 	out.push(
 		"Time: n8n cases = the node's own executionTime from the run data (memory job: the Execute Workflow node around the sub-workflow); raw cases = the whole job in the bench process.",
 	);

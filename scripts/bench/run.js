@@ -31,7 +31,16 @@ const { JOBS, CREATES, MASS_IDS, UPSERTS } = require('./jobs');
 const { report } = require('./report');
 
 function parseArgs(argv) {
-	const o = { runs: 3, latency: undefined, only: undefined, build: true, keep: false, json: undefined, n8nEnv: {}, busy: 0 };
+	const o = {
+		runs: 3,
+		latency: undefined,
+		only: undefined,
+		build: true,
+		keep: false,
+		json: undefined,
+		n8nEnv: {},
+		busy: 0,
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
 		const value = () => {
@@ -41,7 +50,10 @@ function parseArgs(argv) {
 		};
 		if (/^--runs(=|$)/.test(a)) o.runs = Number(value());
 		else if (/^--latency(=|$)/.test(a)) o.latency = Number(value());
-		else if (/^--only(=|$)/.test(a)) o.only = value().split(',').map((s) => s.trim());
+		else if (/^--only(=|$)/.test(a))
+			o.only = value()
+				.split(',')
+				.map((s) => s.trim());
 		else if (/^--busy(=|$)/.test(a)) o.busy = Number(value());
 		else if (/^--json(=|$)/.test(a)) o.json = path.resolve(value());
 		else if (/^--n8n-env(=|$)/.test(a)) {
@@ -52,13 +64,14 @@ function parseArgs(argv) {
 		else throw new Error(`unknown option ${a} (see the top of scripts/bench/run.js)`);
 	}
 	if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs wants a whole number ≥ 1');
-	if (o.latency !== undefined && !(o.latency >= 0)) throw new Error('--latency wants milliseconds ≥ 0');
+	if (o.latency !== undefined && !(o.latency >= 0))
+		throw new Error('--latency wants milliseconds ≥ 0');
 	if (!Number.isInteger(o.busy) || o.busy < 0) throw new Error('--busy wants a whole number ≥ 0');
 	const names = JOBS.map((j) => j.name);
-	for (const n of o.only || []) if (!names.includes(n)) throw new Error(`no job "${n}" (jobs: ${names.join(', ')})`);
+	for (const n of o.only || [])
+		if (!names.includes(n)) throw new Error(`no job "${n}" (jobs: ${names.join(', ')})`);
 	return o;
 }
-
 
 /** One case once: the server prepared, the system run and timed, the server's counts, the checks. */
 async function runCase({ job, c, latency, sandbox, n8n, measured }) {
@@ -69,7 +82,11 @@ async function runCase({ job, c, latency, sandbox, n8n, measured }) {
 		// the garbage of parsing n8n's printed run (up to a few hundred MB) must not be collected while the raw
 		// client is being timed
 		global.gc();
-		const out = await c.raw({ list: sandbox.listBaseUrl, keys: sandbox.keysBaseUrl, second: sandbox.secondBaseUrl }[c.server] || sandbox.baseUrl);
+		const out = await c.raw(
+			{ list: sandbox.listBaseUrl, keys: sandbox.keysBaseUrl, second: sandbox.secondBaseUrl }[
+				c.server
+			] || sandbox.baseUrl,
+		);
 		r.ms = out.ms;
 		if (out.records !== undefined) r.output = { records: out.records, unique: out.unique };
 	} else {
@@ -105,14 +122,23 @@ async function runCase({ job, c, latency, sandbox, n8n, measured }) {
 		leadMs: r.nodeStart && st.count ? st.firstStartedAt - r.nodeStart : undefined,
 		tailMs: r.nodeEnd && st.count ? r.nodeEnd - st.lastEndedAt : undefined,
 	});
-	r.problems = c.noCheck ? [] : [...(await job.check(r, sandbox)), ...(c.check ? await c.check(r, sandbox) : [])];
-	for (const other of Object.keys(st.servers).filter((server) => server !== (c.server || 'sandbox'))) {
-		if (st.servers[other]) r.problems.push(`${st.servers[other]} requests went to the ${other} server`);
+	r.problems = c.noCheck
+		? []
+		: [...(await job.check(r, sandbox)), ...(c.check ? await c.check(r, sandbox) : [])];
+	for (const other of Object.keys(st.servers).filter(
+		(server) => server !== (c.server || 'sandbox'),
+	)) {
+		if (st.servers[other])
+			r.problems.push(`${st.servers[other]} requests went to the ${other} server`);
 	}
 	return r;
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+	os
+		.loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' ');
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main() {
@@ -165,10 +191,25 @@ async function main() {
 			children.add(loop);
 		}
 		if (opts.busy) env.log(`${opts.busy} busy loop(s) beside the bench`);
-		env.log(`sandbox at ${sandbox.baseUrl} (pid ${sandbox.pid}), list server at ${sandbox.listBaseUrl}`);
-		const wfs = workflows.build({ baseUrl: sandbox.baseUrl, listBaseUrl: sandbox.listBaseUrl, secondBaseUrl: sandbox.secondBaseUrl, creates: CREATES, massIds: MASS_IDS, upserts: UPSERTS });
+		env.log(
+			`sandbox at ${sandbox.baseUrl} (pid ${sandbox.pid}), list server at ${sandbox.listBaseUrl}`,
+		);
+		const wfs = workflows.build({
+			baseUrl: sandbox.baseUrl,
+			listBaseUrl: sandbox.listBaseUrl,
+			secondBaseUrl: sandbox.secondBaseUrl,
+			creates: CREATES,
+			massIds: MASS_IDS,
+			upserts: UPSERTS,
+		});
 		const measured = Object.fromEntries(wfs.map((w) => [w.id, w.measured]));
-		const n8n = await setupN8n({ procs, workDir, credentials: workflows.credentials(sandbox), workflows: wfs, extraEnv: opts.n8nEnv });
+		const n8n = await setupN8n({
+			procs,
+			workDir,
+			credentials: workflows.credentials(sandbox),
+			workflows: wfs,
+			extraEnv: opts.n8nEnv,
+		});
 
 		const results = [];
 		for (const job of jobs) {
@@ -197,9 +238,18 @@ async function main() {
 			}
 		}
 
-		const text = report({ jobs, results, opts, machine: { startedAt, loadStart, loadEnd: load(), n8nVersion: env.N8N_VERSION } });
+		const text = report({
+			jobs,
+			results,
+			opts,
+			machine: { startedAt, loadStart, loadEnd: load(), n8nVersion: env.N8N_VERSION },
+		});
 		console.log(text);
-		if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ opts, startedAt, loadStart, loadEnd: load(), results }, null, 2));
+		if (opts.json)
+			fs.writeFileSync(
+				opts.json,
+				JSON.stringify({ opts, startedAt, loadStart, loadEnd: load(), results }, null, 2),
+			);
 		return results.some((r) => r.error) ? 1 : 0;
 	} finally {
 		if (sandbox) await sandbox.close();

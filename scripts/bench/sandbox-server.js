@@ -37,17 +37,37 @@ const { startSandbox, SANDBOX_CREDENTIALS } = require('../../test/sandbox');
 
 /** Record IDs that both sides can compute (the workflows' Code nodes, the raw client) without listing them. */
 const benchId = (i) => `b${i.toString(16).padStart(16, '0')}`;
-const contact = (i) => ({ firstName: `First${i}`, lastName: `Last${i}`, emailAddress: `contact${i}@bench.example.com` });
+const contact = (i) => ({
+	firstName: `First${i}`,
+	lastName: `Last${i}`,
+	emailAddress: `contact${i}@bench.example.com`,
+});
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let sandbox;
-const list = { server: null, origin: '', total: 0, records: [], latencyMs: 0, requests: [], inFlight: 0, maxInFlight: 0 };
+const list = {
+	server: null,
+	origin: '',
+	total: 0,
+	records: [],
+	latencyMs: 0,
+	requests: [],
+	inFlight: 0,
+	maxInFlight: 0,
+};
 
 /** Counts a request that arrived at one of the bench's own servers (`state`: list or keys); its entry and URL. */
 function arrived(state, req) {
 	const url = new URL(req.url, 'http://x');
-	const entry = { method: req.method, path: url.pathname.replace(/^\/api\/v1/, ''), headers: req.headers, status: null, startedAt: now(), endedAt: null };
+	const entry = {
+		method: req.method,
+		path: url.pathname.replace(/^\/api\/v1/, ''),
+		headers: req.headers,
+		status: null,
+		startedAt: now(),
+		endedAt: null,
+	};
 	state.requests.push(entry);
 	state.maxInFlight = Math.max(state.maxInFlight, ++state.inFlight);
 	return { entry, url };
@@ -55,7 +75,10 @@ function arrived(state, req) {
 
 /** Answers it with JSON text and counts it as done. */
 function answered(state, res, entry, status, body) {
-	res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+	res.writeHead(status, {
+		'Content-Type': 'application/json',
+		'Content-Length': Buffer.byteLength(body),
+	});
 	res.end(body);
 	entry.status = status;
 	entry.endedAt = now();
@@ -83,16 +106,37 @@ function startListServer() {
 		let status = 200;
 		let body = '';
 		if (req.headers['x-api-key'] !== SANDBOX_CREDENTIALS.apiKey) status = 401;
-		else if (req.method !== 'GET' || entry.path !== '/Contact' || !(maxSize <= 200) || !(offset >= 0)) status = 400;
-		else body = `{"total":${list.total},"list":[${list.records.slice(offset, offset + maxSize).join(',')}]}`;
+		else if (
+			req.method !== 'GET' ||
+			entry.path !== '/Contact' ||
+			!(maxSize <= 200) ||
+			!(offset >= 0)
+		)
+			status = 400;
+		else
+			body = `{"total":${list.total},"list":[${list.records.slice(offset, offset + maxSize).join(',')}]}`;
 		answered(list, res, entry, status, body);
 	});
 	return listening(list);
 }
 
-const keys = { server: null, origin: '', latencyMs: 0, cpuMs: 0, requests: [], inFlight: 0, maxInFlight: 0, byId: new Map(), byEmail: new Map(), created: 0 };
+const keys = {
+	server: null,
+	origin: '',
+	latencyMs: 0,
+	cpuMs: 0,
+	requests: [],
+	inFlight: 0,
+	maxInFlight: 0,
+	byId: new Map(),
+	byEmail: new Map(),
+	created: 0,
+};
 
-const emailKey = (value) => String(value ?? '').trim().toLowerCase();
+const emailKey = (value) =>
+	String(value ?? '')
+		.trim()
+		.toLowerCase();
 
 function keyServerStore(record) {
 	keys.byId.set(record.id, record);
@@ -103,7 +147,11 @@ function keyServerStore(record) {
 function lookedUp(searchParams) {
 	const values = [];
 	for (const [k, v] of searchParams) if (/^where\[0\]\[value\](\[\d+\])?$/.test(k)) values.push(v);
-	return { type: searchParams.get('where[0][type]'), attribute: searchParams.get('where[0][attribute]'), values };
+	return {
+		type: searchParams.get('where[0][type]'),
+		attribute: searchParams.get('where[0][attribute]'),
+		values,
+	};
 }
 
 /** The key server: Contacts by id and e-mail address; the look-ups, creates and updates of Create or Update. */
@@ -115,7 +163,8 @@ function startKeyServer() {
 		req.on('end', async () => {
 			// A server's own work per request, on the machine's cores (`cpuMs`, the createServerCpu job): this thread is
 			// busy meanwhile, as a one-threaded server would be; then the latency, which costs no CPU.
-			if (keys.cpuMs > 0) for (const end = performance.now() + keys.cpuMs; performance.now() < end; );
+			if (keys.cpuMs > 0)
+				for (const end = performance.now() + keys.cpuMs; performance.now() < end;);
 			if (keys.latencyMs > 0) await sleep(keys.latencyMs);
 			let status = 200;
 			let body = '';
@@ -128,19 +177,37 @@ function startKeyServer() {
 				if (req.headers['x-api-key'] !== SANDBOX_CREDENTIALS.apiKey) reply(401);
 				else if (req.method === 'GET' && entry.path === '/Contact') {
 					const where = lookedUp(url.searchParams);
-					if (where.attribute !== 'emailAddress' || !['in', 'equals'].includes(where.type)) reply(400);
+					if (where.attribute !== 'emailAddress' || !['in', 'equals'].includes(where.type))
+						reply(400);
 					else {
-						const found = [...new Set(where.values.map((v) => keys.byEmail.get(emailKey(v))).filter(Boolean))];
-						const list = found.map((id) => keys.byId.get(id)).map((r) => ({ id: r.id, name: `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim(), emailAddress: r.emailAddress }));
+						const found = [
+							...new Set(where.values.map((v) => keys.byEmail.get(emailKey(v))).filter(Boolean)),
+						];
+						const list = found
+							.map((id) => keys.byId.get(id))
+							.map((r) => ({
+								id: r.id,
+								name: `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim(),
+								emailAddress: r.emailAddress,
+							}));
 						reply(200, { total: list.length, list });
 					}
 				} else if (req.method === 'POST' && entry.path === '/Contact') {
 					const values = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 					if (!values.lastName) reply(400);
-					else if (keys.byEmail.has(emailKey(values.emailAddress)) && String(req.headers['x-skip-duplicate-check']).toLowerCase() !== 'true') reply(409);
+					else if (
+						keys.byEmail.has(emailKey(values.emailAddress)) &&
+						String(req.headers['x-skip-duplicate-check']).toLowerCase() !== 'true'
+					)
+						reply(409);
 					else {
 						const at = new Date().toISOString().slice(0, 19).replace('T', ' ');
-						const record = { id: `k${(++keys.created).toString(16).padStart(16, '0')}`, ...values, createdAt: at, modifiedAt: at };
+						const record = {
+							id: `k${(++keys.created).toString(16).padStart(16, '0')}`,
+							...values,
+							createdAt: at,
+							modifiedAt: at,
+						};
 						keyServerStore(record);
 						reply(200, record);
 					}
@@ -148,7 +215,9 @@ function startKeyServer() {
 					const record = keys.byId.get(decodeURIComponent(idMatch[1]));
 					if (!record) reply(404);
 					else {
-						Object.assign(record, JSON.parse(Buffer.concat(chunks).toString('utf8')), { modifiedAt: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+						Object.assign(record, JSON.parse(Buffer.concat(chunks).toString('utf8')), {
+							modifiedAt: new Date().toISOString().slice(0, 19).replace('T', ' '),
+						});
 						keyServerStore(record);
 						reply(200, record);
 					}
@@ -169,7 +238,11 @@ function startSecondServer() {
 	const python = process.env.PYTHON || 'python3';
 	return new Promise((resolve) => {
 		// stdin a pipe: the server exits when it closes, also when this process is killed (SIGKILL runs no handler)
-		const child = spawn(python, [path.join(__dirname, 'second-server.py'), SANDBOX_CREDENTIALS.apiKey], { stdio: ['pipe', 'pipe', 'inherit'] });
+		const child = spawn(
+			python,
+			[path.join(__dirname, 'second-server.py'), SANDBOX_CREDENTIALS.apiKey],
+			{ stdio: ['pipe', 'pipe', 'inherit'] },
+		);
 		second.child = child;
 		child.once('error', (e) => {
 			second.unavailable = `the second server needs ${python} (${e.code || e.message})`;
@@ -191,7 +264,10 @@ async function secondServer(method, what, body) {
 		if (method === 'GET' && what === 'stats') return { requests: [], maxInFlight: 0 };
 		throw new Error(second.unavailable || 'the second server is not running');
 	}
-	const res = await fetch(`${second.origin}/__bench/${what}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+	const res = await fetch(`${second.origin}/__bench/${what}`, {
+		method,
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
 	if (!res.ok) throw new Error(`the second server answered ${res.status} to ${what}`);
 	return await res.json();
 }
@@ -203,20 +279,39 @@ async function secondServer(method, what, body) {
 async function verifyKeyServer() {
 	sandbox.reset();
 	const sample = [...keys.byId.values()].slice(0, 20);
-	for (const r of sample) sandbox.store.create('Contact', { id: r.id, firstName: r.firstName, lastName: r.lastName, emailAddress: r.emailAddress });
-	const wanted = [...sample.slice(0, 10).map((r) => r.emailAddress.toUpperCase()), 'nobody@bench.example.com'];
+	for (const r of sample)
+		sandbox.store.create('Contact', {
+			id: r.id,
+			firstName: r.firstName,
+			lastName: r.lastName,
+			emailAddress: r.emailAddress,
+		});
+	const wanted = [
+		...sample.slice(0, 10).map((r) => r.emailAddress.toUpperCase()),
+		'nobody@bench.example.com',
+	];
 	const queries = [
-		wanted.map((v, i) => `where[0][value][${i}]=${encodeURIComponent(v)}`).join('&') + '&where[0][type]=in&where[0][attribute]=emailAddress',
+		wanted.map((v, i) => `where[0][value][${i}]=${encodeURIComponent(v)}`).join('&') +
+			'&where[0][type]=in&where[0][attribute]=emailAddress',
 		`where[0][type]=equals&where[0][attribute]=emailAddress&where[0][value]=${encodeURIComponent(wanted[3])}`,
 	];
 	for (const q of queries) {
 		const get = async (origin) =>
-			(await (await fetch(`${origin}/api/v1/Contact?${q}&select=id,emailAddress&offset=0&maxSize=200`, { headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey } })).json()).list
+			(
+				await (
+					await fetch(`${origin}/api/v1/Contact?${q}&select=id,emailAddress&offset=0&maxSize=200`, {
+						headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey },
+					})
+				).json()
+			).list
 				.map((r) => `${r.id} ${r.emailAddress}`)
 				.sort()
 				.join(', ');
 		const [a, b] = [await get(sandbox.origin), await get(keys.origin)];
-		if (a !== b) throw new Error(`the key server found ${b || 'nothing'} where the sandbox found ${a || 'nothing'}`);
+		if (a !== b)
+			throw new Error(
+				`the key server found ${b || 'nothing'} where the sandbox found ${a || 'nothing'}`,
+			);
 	}
 	sandbox.reset();
 }
@@ -224,15 +319,23 @@ async function verifyKeyServer() {
 /** The sandbox's answer and the list server's for the same page must be equal. */
 async function verifyListServer(offset) {
 	const get = async (origin) =>
-		(await fetch(`${origin}/api/v1/Contact?offset=${offset}&maxSize=200`, { headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey } })).json();
+		(
+			await fetch(`${origin}/api/v1/Contact?offset=${offset}&maxSize=200`, {
+				headers: { 'X-Api-Key': SANDBOX_CREDENTIALS.apiKey },
+			})
+		).json();
 	const [a, b] = [await get(sandbox.origin), await get(list.origin)];
-	if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the list server's page at offset ${offset} differs from the sandbox's`);
+	if (JSON.stringify(a) !== JSON.stringify(b))
+		throw new Error(`the list server's page at offset ${offset} differs from the sandbox's`);
 }
 
 /** What the bench wants to know about the requests since the last `mark`, from whichever server got them. */
 async function stats() {
 	const fromSecond = await secondServer('GET', 'stats');
-	const secondRequests = fromSecond.requests.map((r) => ({ ...r, headers: { connection: r.connection } }));
+	const secondRequests = fromSecond.requests.map((r) => ({
+		...r,
+		headers: { connection: r.connection },
+	}));
 	const reqs = [...sandbox.requests, ...list.requests, ...keys.requests, ...secondRequests];
 	const byStatus = {};
 	const connection = {};
@@ -243,7 +346,12 @@ async function stats() {
 	}
 	return {
 		count: reqs.length,
-		servers: { sandbox: sandbox.requests.length, list: list.requests.length, keys: keys.requests.length, second: secondRequests.length },
+		servers: {
+			sandbox: sandbox.requests.length,
+			list: list.requests.length,
+			keys: keys.requests.length,
+			second: secondRequests.length,
+		},
 		byStatus,
 		// the Connection header: n8n sends "close" (a new connection per request)
 		connection,
@@ -251,7 +359,12 @@ async function stats() {
 		busyMs: reqs.reduce((sum, r) => sum + (r.endedAt === null ? 0 : r.endedAt - r.startedAt), 0),
 		firstStartedAt: Math.min(...reqs.map((r) => r.startedAt)),
 		lastEndedAt: Math.max(...reqs.map((r) => r.endedAt || 0)),
-		maxInFlight: Math.max(sandbox.maxInFlightSeen, list.maxInFlight, keys.maxInFlight, fromSecond.maxInFlight),
+		maxInFlight: Math.max(
+			sandbox.maxInFlightSeen,
+			list.maxInFlight,
+			keys.maxInFlight,
+			fromSecond.maxInFlight,
+		),
 	};
 }
 
@@ -278,13 +391,16 @@ const commands = {
 		return ms;
 	},
 	seed({ entityType, count }) {
-		for (let i = 0; i < count; i++) sandbox.store.create(entityType, { id: benchId(i), ...contact(i) });
+		for (let i = 0; i < count; i++)
+			sandbox.store.create(entityType, { id: benchId(i), ...contact(i) });
 		return sandbox.store.count(entityType);
 	},
 	/** Fills the list server with the sandbox's Contacts (newest first: the sandbox's default order for these records). */
 	async fillListServer() {
 		const records = sandbox.store.list('Contact');
-		records.sort((x, y) => (x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1));
+		records.sort((x, y) =>
+			x.createdAt === y.createdAt ? (x.id < y.id ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1,
+		);
 		list.records = records.map((r) => JSON.stringify(r));
 		list.total = records.length;
 		await verifyListServer(0);
@@ -303,7 +419,11 @@ const commands = {
 	/** The key server's Contacts: how many, how many different e-mail addresses, how many still as stored. */
 	keyServerCounts: () => {
 		const records = [...keys.byId.values()];
-		return { count: records.length, emails: new Set(records.map((r) => emailKey(r.emailAddress))).size, stored: records.filter((r) => r.lastName === 'Stored').length };
+		return {
+			count: records.length,
+			emails: new Set(records.map((r) => emailKey(r.emailAddress))).size,
+			stored: records.filter((r) => r.lastName === 'Stored').length,
+		};
 	},
 	/** Starts a measurement: forgets earlier requests and the in-flight peaks. */
 	async mark() {
@@ -321,7 +441,8 @@ const commands = {
 	/** The Contacts the second server holds. */
 	secondServerCount: () => secondServer('GET', 'count'),
 	/** How many records of the type have `field` = `value` (the mass update's check). */
-	countWith: ({ entityType, field, value }) => sandbox.store.list(entityType).filter((r) => r[field] === value).length,
+	countWith: ({ entityType, field, value }) =>
+		sandbox.store.list(entityType).filter((r) => r[field] === value).length,
 };
 
 async function main() {
@@ -341,7 +462,17 @@ async function main() {
 	});
 	// the bench gone (finished, failed or killed): nothing is left running
 	process.on('disconnect', () => process.exit(0));
-	process.send({ ready: true, origin: sandbox.origin, baseUrl: sandbox.baseUrl, listOrigin: list.origin, listBaseUrl: `${list.origin}/api/v1`, keysOrigin: keys.origin, keysBaseUrl: `${keys.origin}/api/v1`, secondOrigin: second.origin, secondBaseUrl: `${second.origin}/api/v1` });
+	process.send({
+		ready: true,
+		origin: sandbox.origin,
+		baseUrl: sandbox.baseUrl,
+		listOrigin: list.origin,
+		listBaseUrl: `${list.origin}/api/v1`,
+		keysOrigin: keys.origin,
+		keysBaseUrl: `${keys.origin}/api/v1`,
+		secondOrigin: second.origin,
+		secondBaseUrl: `${second.origin}/api/v1`,
+	});
 }
 
 module.exports = { benchId, contact };

@@ -22,11 +22,22 @@ function credentials({ origin, listOrigin, keysOrigin, secondOrigin }) {
 	].map(([c, baseUrl]) => ({
 		...c,
 		type: 'recordManagementServiceApi',
-		data: { baseUrl, server: 'standard', authentication: 'apiKey', apiKey: API_KEY, allowUnauthorizedCerts: false },
+		data: {
+			baseUrl,
+			server: 'standard',
+			authentication: 'apiKey',
+			apiKey: API_KEY,
+			allowUnauthorizedCerts: false,
+		},
 	}));
 }
 
-const MANUAL_TRIGGER = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
+const MANUAL_TRIGGER = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	parameters: {},
+};
 
 /** A linear workflow: start → nodes[0] → nodes[1] … */
 function workflow(id, name, nodes, measured, start = MANUAL_TRIGGER) {
@@ -36,8 +47,16 @@ function workflow(id, name, nodes, measured, start = MANUAL_TRIGGER) {
 		...n,
 	}));
 	const connections = {};
-	for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	const wf = { id, name, active: false, settings: { executionOrder: 'v1' }, nodes: all, connections };
+	for (let i = 0; i + 1 < all.length; i++)
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	const wf = {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: all,
+		connections,
+	};
 	// the nodes the bench times (not part of the file n8n imports)
 	return Object.defineProperty(wf, 'measured', { value: measured });
 }
@@ -51,7 +70,8 @@ const itemsNode = (count, json) => ({
 });
 
 // the same items as raw.js sends and sandbox-server.js seeds (benchId)
-const CONTACT_ITEM = "{ first: `First${i}`, last: `Last${i}`, email: `contact${i}@bench.example.com` }";
+const CONTACT_ITEM =
+	'{ first: `First${i}`, last: `Last${i}`, email: `contact${i}@bench.example.com` }';
 const ID_ITEM = "{ id: 'b' + i.toString(16).padStart(16, '0') }";
 
 const ourNode = (name, parameters, credential = CREDENTIAL) => ({
@@ -74,7 +94,11 @@ const httpNode = (name, parameters, extraHeaders = [], apiKey = API_KEY) => ({
 });
 
 const getMany = (credential) =>
-	ourNode('Get Many', { resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true }, credential);
+	ourNode(
+		'Get Many',
+		{ resource: 'record', operation: 'getMany', entityType: 'Contact', returnAll: true },
+		credential,
+	);
 
 /**
  * The HTTP Request node's own pagination (offset until an empty page), then the pages' lists as items. `query`: more
@@ -92,7 +116,9 @@ const httpPages = (url, { apiKey = API_KEY, query = [] } = {}) => [
 				pagination: {
 					pagination: {
 						paginationMode: 'updateAParameterInEachRequest',
-						parameters: { parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }] },
+						parameters: {
+							parameters: [{ type: 'qs', name: 'offset', value: '={{ $pageCount * 200 }}' }],
+						},
 						paginationCompleteWhen: 'other',
 						completeExpression: '={{ $response.body.list.length === 0 }}',
 					},
@@ -128,8 +154,16 @@ const summarizeIds = {
 
 // The fields of the create jobs as n8n's drag and drop maps them, which the node reads without n8n's expression
 // engine (item.ts); and the same values through the engine, `{{ ($json.first) }}`, as any other expression is read.
-const FIELDS_AS_DROPPED = { firstName: '={{ $json.first }}', lastName: '={{ $json.last }}', emailAddress: '={{ $json.email }}' };
-const FIELDS_THROUGH_ENGINE = { firstName: '={{ ($json.first) }}', lastName: '={{ ($json.last) }}', emailAddress: '={{ ($json.email) }}' };
+const FIELDS_AS_DROPPED = {
+	firstName: '={{ $json.first }}',
+	lastName: '={{ $json.last }}',
+	emailAddress: '={{ $json.email }}',
+};
+const FIELDS_THROUGH_ENGINE = {
+	firstName: '={{ ($json.first) }}',
+	lastName: '={{ ($json.last) }}',
+	emailAddress: '={{ ($json.email) }}',
+};
 
 /** The create job's workflow for this node: Create Contact with three fields from expressions, duplicate check off. */
 const createsOfThisNode = (id, name, creates, credential, fields = FIELDS_AS_DROPPED) =>
@@ -214,7 +248,12 @@ function inSubWorkflow(subId, callerId, name, nodes) {
 		callerId,
 		`${name} (caller)`,
 		[
-			{ name: 'Settle', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'timeInterval', amount: SETTLE_SECONDS, unit: 'seconds' } },
+			{
+				name: 'Settle',
+				type: 'n8n-nodes-base.wait',
+				typeVersion: 1.1,
+				parameters: { resume: 'timeInterval', amount: SETTLE_SECONDS, unit: 'seconds' },
+			},
 			{
 				name: 'Run',
 				type: 'n8n-nodes-base.executeWorkflow',
@@ -235,7 +274,12 @@ function inSubWorkflow(subId, callerId, name, nodes) {
 function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts }) {
 	return [
 		// the creates of rmsBenchCreate01 against the key server, which can spend CPU per request (createServerCpu)
-		createsOfThisNode('rmsBenchCreate03', 'bench: creates on the key server, this node', creates, KEYS_CREDENTIAL),
+		createsOfThisNode(
+			'rmsBenchCreate03',
+			'bench: creates on the key server, this node',
+			creates,
+			KEYS_CREDENTIAL,
+		),
 		// Create or Update by e-mail address, against the key server (see sandbox-server.js)
 		workflow(
 			'rmsBenchUpsert01',
@@ -260,14 +304,40 @@ function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts 
 		),
 
 		// n8n itself: the memory baseline
-		workflow('rmsBenchEmpty001', 'bench: empty', [{ name: 'Nothing', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} }], ['Nothing']),
+		workflow(
+			'rmsBenchEmpty001',
+			'bench: empty',
+			[{ name: 'Nothing', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} }],
+			['Nothing'],
+		),
 
 		createsOfThisNode('rmsBenchCreate01', 'bench: creates, this node', creates, CREDENTIAL),
-		createsOfHttpRequestNode('rmsBenchCreate02', 'bench: creates, HTTP Request node', creates, baseUrl),
-		createsOfThisNode('rmsBenchCreate06', 'bench: creates, this node, fields through the engine', creates, CREDENTIAL, FIELDS_THROUGH_ENGINE),
+		createsOfHttpRequestNode(
+			'rmsBenchCreate02',
+			'bench: creates, HTTP Request node',
+			creates,
+			baseUrl,
+		),
+		createsOfThisNode(
+			'rmsBenchCreate06',
+			'bench: creates, this node, fields through the engine',
+			creates,
+			CREDENTIAL,
+			FIELDS_THROUGH_ENGINE,
+		),
 		// the same two against the second server (second-server.py)
-		createsOfThisNode('rmsBenchCreate04', 'bench: creates on the second server, this node', creates, SECOND_CREDENTIAL),
-		createsOfHttpRequestNode('rmsBenchCreate05', 'bench: creates on the second server, HTTP Request node', creates, secondBaseUrl),
+		createsOfThisNode(
+			'rmsBenchCreate04',
+			'bench: creates on the second server, this node',
+			creates,
+			SECOND_CREDENTIAL,
+		),
+		createsOfHttpRequestNode(
+			'rmsBenchCreate05',
+			'bench: creates on the second server, HTTP Request node',
+			creates,
+			secondBaseUrl,
+		),
 
 		...['massUpdate', 'massDelete'].map((operation, i) =>
 			workflow(
@@ -294,14 +364,37 @@ function build({ baseUrl, listBaseUrl, secondBaseUrl, creates, massIds, upserts 
 			['1', baseUrl, CREDENTIAL],
 			['2', listBaseUrl, LIST_CREDENTIAL],
 		].flatMap(([n, url, credential]) => [
-			workflow(`rmsBenchListN00${n}`, 'bench: Return All, this node', [getMany(credential)], ['Get Many']),
-			workflow(`rmsBenchListH00${n}`, 'bench: Return All, HTTP Request node', httpPages(url), ['Get Pages', 'Split Out']),
+			workflow(
+				`rmsBenchListN00${n}`,
+				'bench: Return All, this node',
+				[getMany(credential)],
+				['Get Many'],
+			),
+			workflow(`rmsBenchListH00${n}`, 'bench: Return All, HTTP Request node', httpPages(url), [
+				'Get Pages',
+				'Split Out',
+			]),
 		]),
 
 		// The memory job: the same nodes in a sub-workflow (see inSubWorkflow).
-		...inSubWorkflow('rmsBenchSubN0001', 'rmsBenchMemN0001', 'bench: memory, this node', [getMany(LIST_CREDENTIAL)]),
-		...inSubWorkflow('rmsBenchSubH0001', 'rmsBenchMemH0001', 'bench: memory, HTTP Request node', httpPages(listBaseUrl)),
+		...inSubWorkflow('rmsBenchSubN0001', 'rmsBenchMemN0001', 'bench: memory, this node', [
+			getMany(LIST_CREDENTIAL),
+		]),
+		...inSubWorkflow(
+			'rmsBenchSubH0001',
+			'rmsBenchMemH0001',
+			'bench: memory, HTTP Request node',
+			httpPages(listBaseUrl),
+		),
 	];
 }
 
-module.exports = { build, credentials, createsOfThisNode, createsOfHttpRequestNode, httpPages, inSubWorkflow, SETTLE_SECONDS };
+module.exports = {
+	build,
+	credentials,
+	createsOfThisNode,
+	createsOfHttpRequestNode,
+	httpPages,
+	inSubWorkflow,
+	SETTLE_SECONDS,
+};

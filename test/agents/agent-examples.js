@@ -13,13 +13,20 @@ const path = require('path');
 const { CREDENTIALS } = require('../e2e/credentials');
 const { withCredential, isAgentWorkflow, EXAMPLES_DIR } = require('../e2e/examples');
 
-const MODEL_CREDENTIAL = { id: 'rmsAgentsModel01', name: 'Scripted model (OpenAI-compatible, 127.0.0.1)' };
+const MODEL_CREDENTIAL = {
+	id: 'rmsAgentsModel01',
+	name: 'Scripted model (OpenAI-compatible, 127.0.0.1)',
+};
 
 /** Every OpenAI credential reference points at the scripted model's credential. */
 function withScriptedModel(workflow) {
 	return {
 		...workflow,
-		nodes: workflow.nodes.map((n) => (n.credentials && n.credentials.openAiApi ? { ...n, credentials: { ...n.credentials, openAiApi: { ...MODEL_CREDENTIAL } } } : n)),
+		nodes: workflow.nodes.map((n) =>
+			n.credentials && n.credentials.openAiApi
+				? { ...n, credentials: { ...n.credentials, openAiApi: { ...MODEL_CREDENTIAL } } }
+				: n,
+		),
 	};
 }
 
@@ -29,15 +36,26 @@ function agentExampleWorkflows() {
 		.readdirSync(EXAMPLES_DIR)
 		.filter((f) => f.endsWith('.json'))
 		.sort()
-		.map((file) => ({ file, json: JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) }))
+		.map((file) => ({
+			file,
+			json: JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')),
+		}))
 		.filter(({ json }) => isAgentWorkflow(json))
 		.map(({ file, json }) => {
 			const base = file.slice(0, -5);
 			const checkFile = path.join(__dirname, 'examples', `${base}.check.js`);
-			if (!fs.existsSync(checkFile)) throw new Error(`examples/${file} has no check: add test/agents/examples/${base}.check.js`);
+			if (!fs.existsSync(checkFile))
+				throw new Error(`examples/${file} has no check: add test/agents/examples/${base}.check.js`);
 			const credential = CREDENTIALS[require(checkFile).credential];
-			if (!credential) throw new Error(`${checkFile}: module.exports.credential must name one of ${Object.keys(CREDENTIALS).join(', ')}`);
-			return { name: `example-${base}`, json: withScriptedModel(withCredential(json, credential)), checkFile };
+			if (!credential)
+				throw new Error(
+					`${checkFile}: module.exports.credential must name one of ${Object.keys(CREDENTIALS).join(', ')}`,
+				);
+			return {
+				name: `example-${base}`,
+				json: withScriptedModel(withCredential(json, credential)),
+				checkFile,
+			};
 		});
 }
 

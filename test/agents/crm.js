@@ -13,16 +13,27 @@ function crmClient(origin, apiKey) {
 	async function call(method, path, body) {
 		const reply = await fetch(`${origin}/api/v1${path}`, {
 			method,
-			headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Api-Key': apiKey, 'X-Skip-Duplicate-Check': 'true' },
+			headers: {
+				'Content-Type': 'application/json',
+				Accept: 'application/json',
+				'X-Api-Key': apiKey,
+				'X-Skip-Duplicate-Check': 'true',
+			},
 			...(body === undefined ? {} : { body: JSON.stringify(body) }),
 		});
-		if (reply.status !== 200) throw new Error(`${method} ${path}: ${reply.status} ${reply.headers.get('x-status-reason') || ''}`);
+		if (reply.status !== 200)
+			throw new Error(
+				`${method} ${path}: ${reply.status} ${reply.headers.get('x-status-reason') || ''}`,
+			);
 		return await reply.json();
 	}
 	/** @param {Record<string, string>} equals */
 	const whereQuery = (equals) =>
 		Object.entries(equals)
-			.map(([attribute, value], i) => `where[${i}][type]=equals&where[${i}][attribute]=${encodeURIComponent(attribute)}&where[${i}][value]=${encodeURIComponent(value)}`)
+			.map(
+				([attribute, value], i) =>
+					`where[${i}][type]=equals&where[${i}][attribute]=${encodeURIComponent(attribute)}&where[${i}][value]=${encodeURIComponent(value)}`,
+			)
 			.join('&');
 	return {
 		/** @param {string} type @param {Record<string, unknown>} fields */
@@ -37,7 +48,9 @@ function crmClient(origin, apiKey) {
 		},
 		/** The posts (notes of type Post) in a record's stream. @param {string} type @param {string} id */
 		async posts(type, id) {
-			return (await call('GET', `/${type}/${id}/stream?maxSize=50`)).list.filter((/** @type {any} */ note) => note.type === 'Post');
+			return (await call('GET', `/${type}/${id}/stream?maxSize=50`)).list.filter(
+				(/** @type {any} */ note) => note.type === 'Post',
+			);
 		},
 		/** The API user's own record (`GET /App/user`). */
 		async apiUser() {

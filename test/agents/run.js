@@ -39,8 +39,10 @@ const WORK_DIR = path.join(REPO, '.e2e', 'agents');
 const keep = !!process.env.E2E_KEEP;
 /** A real EspoCRM to run on: { origin, credentials: [{ id, name, data }] }. */
 const target = process.env.RMS_ESPOCRM ? JSON.parse(process.env.RMS_ESPOCRM) : undefined;
-const targetKey = target && target.credentials.map((c) => c.data).find((data) => data.authentication === 'apiKey');
-if (target && !targetKey) throw new Error('RMS_ESPOCRM has no credential with authentication apiKey');
+const targetKey =
+	target && target.credentials.map((c) => c.data).find((data) => data.authentication === 'apiKey');
+if (target && !targetKey)
+	throw new Error('RMS_ESPOCRM has no credential with authentication apiKey');
 
 /** The sandbox as a check sees it: the requests of this execution only. */
 function sandboxView(sandbox, from) {
@@ -53,7 +55,11 @@ function sandboxView(sandbox, from) {
 		baseUrl: sandbox.baseUrl,
 		/** find('POST', '/Lead') or find('GET', /^\/Contact/) */
 		find: (method, p) =>
-			requests.filter((r) => (!method || r.method === method) && (!p || (p instanceof RegExp ? p.test(r.path) : r.path === p))),
+			requests.filter(
+				(r) =>
+					(!method || r.method === method) &&
+					(!p || (p instanceof RegExp ? p.test(r.path) : r.path === p)),
+			),
 		setRestrictedScopes: (types) => sandbox.setRestrictedScopes(types),
 	};
 }
@@ -64,14 +70,27 @@ async function startServers() {
 	const sandbox = await startSandbox({ port: 0 });
 	const model = await startScriptedModel();
 	env.log(`sandbox at ${sandbox.baseUrl}, scripted model at ${model.baseUrl}`);
-	const crm = target ? crmClient(target.origin, targetKey.apiKey) : crmClient(sandbox.origin, SANDBOX_CREDENTIALS.apiKey);
-	const server = (from, wf) => ({ sandbox: target ? undefined : sandboxView(sandbox, from), crm, model, state: wf.state });
+	const crm = target
+		? crmClient(target.origin, targetKey.apiKey)
+		: crmClient(sandbox.origin, SANDBOX_CREDENTIALS.apiKey);
+	const server = (from, wf) => ({
+		sandbox: target ? undefined : sandboxView(sandbox, from),
+		crm,
+		model,
+		state: wf.state,
+	});
 	// on a real EspoCRM, the workflows' EspoCRM credential is that EspoCRM's API user
-	const credentials = credentialFiles(sandbox.origin).map((c) => (target && c.id === CREDENTIALS.espoApiKey.id ? { ...c, data: targetKey } : c));
+	const credentials = credentialFiles(sandbox.origin).map((c) =>
+		target && c.id === CREDENTIALS.espoApiKey.id ? { ...c, data: targetKey } : c,
+	);
 	return {
 		credentials: [
 			...credentials,
-			{ ...MODEL_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-scripted-model-no-real-key', url: model.baseUrl } },
+			{
+				...MODEL_CREDENTIAL,
+				type: 'openAiApi',
+				data: { apiKey: 'sk-scripted-model-no-real-key', url: model.baseUrl },
+			},
 		],
 		mark: () => sandbox.requests.length,
 		beforeArg(wf) {
@@ -85,16 +104,34 @@ async function startServers() {
 			return server(sandbox.requests.length, wf);
 		},
 		checkArg(from, wf) {
-			if (keep) fs.writeFileSync(path.join(WORK_DIR, `${wf.name}.model-requests.json`), JSON.stringify(model.requests.map((r) => r.body), null, 2));
+			if (keep)
+				fs.writeFileSync(
+					path.join(WORK_DIR, `${wf.name}.model-requests.json`),
+					JSON.stringify(
+						model.requests.map((r) => r.body),
+						null,
+						2,
+					),
+				);
 			return server(from, wf);
 		},
 		failureLines(from) {
 			const reqs = sandbox.requests.slice(from);
 			return [
 				`      sandbox received ${reqs.length} request(s):`,
-				...reqs.slice(0, 30).map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${decodeURIComponent(q.rawQuery)}` : ''}`),
+				...reqs
+					.slice(0, 30)
+					.map(
+						(q) =>
+							`        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${decodeURIComponent(q.rawQuery)}` : ''}`,
+					),
 				`      the model received ${model.requests.length} request(s); overruns ${model.overruns}${model.unexpected.length ? `; unexpected: ${model.unexpected.join(', ')}` : ''}`,
-				...model.requests.flatMap((r) => model.toolResults(r).slice(-1).map((t) => `        after turn ${r.turn}: ${t.name} → ${t.text.slice(0, 300)}`)),
+				...model.requests.flatMap((r) =>
+					model
+						.toolResults(r)
+						.slice(-1)
+						.map((t) => `        after turn ${r.turn}: ${t.name} → ${t.text.slice(0, 300)}`),
+				),
 			];
 		},
 		async close() {
@@ -113,12 +150,19 @@ async function targetWorkflows() {
 		.readdirSync(WORKFLOW_DIR)
 		.filter((f) => f.endsWith('.json'))
 		.sort()
-		.map((file) => ({ name: file.slice(0, -5), checkFile: path.join(WORKFLOW_DIR, `${file.slice(0, -5)}.check.js`) }))
+		.map((file) => ({
+			name: file.slice(0, -5),
+			checkFile: path.join(WORKFLOW_DIR, `${file.slice(0, -5)}.check.js`),
+		}))
 		.filter(({ checkFile }) => fs.existsSync(checkFile) && require(checkFile).anyCrm === true)
 		.map(({ name, checkFile }) => ({
 			name,
 			checkFile,
-			json: JSON.parse(fs.readFileSync(path.join(WORKFLOW_DIR, `${name}.json`), 'utf8').replace(/"assignedUserId": "1"/g, `"assignedUserId": ${JSON.stringify(userId)}`)),
+			json: JSON.parse(
+				fs
+					.readFileSync(path.join(WORKFLOW_DIR, `${name}.json`), 'utf8')
+					.replace(/"assignedUserId": "1"/g, `"assignedUserId": ${JSON.stringify(userId)}`),
+			),
 		}));
 }
 
@@ -130,18 +174,19 @@ function noWorkflows() {
 }
 
 exitWith(
-	(async () => runE2E({
-		workflowDir: target ? noWorkflows() : WORKFLOW_DIR,
-		workDir: WORK_DIR,
-		start: startServers,
-		tolerateCrashAfterSuccess: true,
-		isolatePackage: true,
-		extraWorkflows: target ? await targetWorkflows() : agentExampleWorkflows(),
-		saveOutput: keep,
-		n8nEnv: {
-			N8N_RUNNERS_MODE: 'external',
-			N8N_RUNNERS_AUTH_TOKEN: 'rms-agents-no-runner-connects',
-		},
-	}))(),
+	(async () =>
+		runE2E({
+			workflowDir: target ? noWorkflows() : WORKFLOW_DIR,
+			workDir: WORK_DIR,
+			start: startServers,
+			tolerateCrashAfterSuccess: true,
+			isolatePackage: true,
+			extraWorkflows: target ? await targetWorkflows() : agentExampleWorkflows(),
+			saveOutput: keep,
+			n8nEnv: {
+				N8N_RUNNERS_MODE: 'external',
+				N8N_RUNNERS_AUTH_TOKEN: 'rms-agents-no-runner-connects',
+			},
+		}))(),
 	'agents',
 );

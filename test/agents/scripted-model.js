@@ -56,7 +56,11 @@ class ScriptedModel {
 	tools(request) {
 		/** @type {Record<string, { description: string, parameters: any }>} */
 		const byName = {};
-		for (const tool of request.body.tools || []) byName[tool.function.name] = { description: tool.function.description, parameters: tool.function.parameters };
+		for (const tool of request.body.tools || [])
+			byName[tool.function.name] = {
+				description: tool.function.description,
+				parameters: tool.function.parameters,
+			};
 		return byName;
 	}
 
@@ -69,7 +73,8 @@ class ScriptedModel {
 		const messages = request.body.messages || [];
 		/** @type {Record<string, string>} */
 		const names = {};
-		for (const m of messages) for (const call of m.tool_calls || []) names[call.id] = call.function.name;
+		for (const m of messages)
+			for (const call of m.tool_calls || []) names[call.id] = call.function.name;
 		return messages
 			.filter((m) => m.role === 'tool')
 			.map((m) => {
@@ -95,7 +100,9 @@ class ScriptedModel {
 		const turn = this.turns[request.turn];
 		if (turn === undefined) {
 			this.overruns++;
-			return { text: `(the scripted model has no turn ${request.turn + 1}: the script has ${this.turns.length})` };
+			return {
+				text: `(the scripted model has no turn ${request.turn + 1}: the script has ${this.turns.length})`,
+			};
 		}
 		return typeof turn === 'function' ? turn(request, this) : turn;
 	}
@@ -120,7 +127,14 @@ class ScriptedModel {
 			object: 'chat.completion',
 			created: Math.floor(Date.now() / 1000),
 			model,
-			choices: [{ index: 0, message, logprobs: null, finish_reason: 'toolCalls' in answer ? 'tool_calls' : 'stop' }],
+			choices: [
+				{
+					index: 0,
+					message,
+					logprobs: null,
+					finish_reason: 'toolCalls' in answer ? 'tool_calls' : 'stop',
+				},
+			],
 			usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
 		};
 	}
@@ -128,13 +142,26 @@ class ScriptedModel {
 	/** The same completion as server-sent events of chat.completion.chunk. @param {ReturnType<ScriptedModel['completion']>} completion */
 	chunks(completion) {
 		const { message, finish_reason: finishReason } = completion.choices[0];
-		const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model };
+		const base = {
+			id: completion.id,
+			object: 'chat.completion.chunk',
+			created: completion.created,
+			model: completion.model,
+		};
 		const delta = message.tool_calls
-			? { role: 'assistant', content: null, tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })) }
+			? {
+					role: 'assistant',
+					content: null,
+					tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })),
+				}
 			: { role: 'assistant', content: message.content };
 		return [
 			{ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] },
-			{ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }], usage: completion.usage },
+			{
+				...base,
+				choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }],
+				usage: completion.usage,
+			},
 		];
 	}
 
@@ -145,7 +172,13 @@ class ScriptedModel {
 		if (req.method !== 'POST' || (req.url || '').split('?')[0] !== '/v1/chat/completions') {
 			this.unexpected.push(`${req.method} ${req.url}`);
 			res.writeHead(404, { 'content-type': 'application/json' });
-			res.end(JSON.stringify({ error: { message: `The scripted model only answers POST /v1/chat/completions, not ${req.method} ${req.url}` } }));
+			res.end(
+				JSON.stringify({
+					error: {
+						message: `The scripted model only answers POST /v1/chat/completions, not ${req.method} ${req.url}`,
+					},
+				}),
+			);
 			return;
 		}
 		/** @type {ModelRequest} */
@@ -156,7 +189,12 @@ class ScriptedModel {
 			completion = this.completion(this.answer(request), request.body.model);
 		} catch (error) {
 			// a turn that could not read what it expected: the check shows this text in the agent's answer
-			completion = this.completion({ text: `(scripted turn ${request.turn + 1} failed: ${error instanceof Error ? error.message : error})` }, request.body.model);
+			completion = this.completion(
+				{
+					text: `(scripted turn ${request.turn + 1} failed: ${error instanceof Error ? error.message : error})`,
+				},
+				request.body.model,
+			);
 			this.overruns++;
 		}
 		if (request.body.stream) {

@@ -78,16 +78,29 @@ const accounts = {
 
 /** More accounts than one page holds (200): Return All reads a second page. */
 const manyAccounts = {
-	Account: Array.from({ length: 203 }, (_, i) => ({ id: `acc00000000001${i.toString(16).padStart(3, '0')}`, name: `Company ${String(i).padStart(3, '0')}` })),
+	Account: Array.from({ length: 203 }, (_, i) => ({
+		id: `acc00000000001${i.toString(16).padStart(3, '0')}`,
+		name: `Company ${String(i).padStart(3, '0')}`,
+	})),
 };
-const binaryFile = (text: string, fileName: string, mimeType = 'text/plain') => ({ base64: Buffer.from(text, 'utf8').toString('base64'), fileName, mimeType });
+const binaryFile = (text: string, fileName: string, mimeType = 'text/plain') => ({
+	base64: Buffer.from(text, 'utf8').toString('base64'),
+	fileName,
+	mimeType,
+});
 
 export const CASES: CompatCase[] = [
 	// ---------------------------------------------------------------------------------------------- record
 	{
 		name: 'record create: fields (resource, operation and entity type at their defaults)',
 		node: 'action',
-		parameters: { resource: 'record', operation: 'create', entityType: 'Contact', bodyMode: 'fields', fields: { firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.com' } },
+		parameters: {
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Contact',
+			bodyMode: 'fields',
+			fields: { firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@example.com' },
+		},
 		compareOutputFields: true,
 	},
 	{
@@ -113,7 +126,12 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record create: JSON body set',
 		node: 'action',
-		parameters: { operation: 'create', entityType: 'Opportunity', bodyMode: 'json', jsonBody: '={{ JSON.stringify({ name: $json.deal, amount: 1200, stage: "Prospecting" }) }}' },
+		parameters: {
+			operation: 'create',
+			entityType: 'Opportunity',
+			bodyMode: 'json',
+			jsonBody: '={{ JSON.stringify({ name: $json.deal, amount: 1200, stage: "Prospecting" }) }}',
+		},
 		items: [{ deal: 'Big deal' }],
 	},
 	{
@@ -125,7 +143,13 @@ export const CASES: CompatCase[] = [
 			bodyMode: 'mapper',
 			columns: {
 				mappingMode: 'defineBelow',
-				value: { name: '={{ $json.deal }}', amount: '={{ $json.value }}', closeDate: '2026-12-31', stage: 'Qualification', accountId: ACME },
+				value: {
+					name: '={{ $json.deal }}',
+					amount: '={{ $json.value }}',
+					closeDate: '2026-12-31',
+					stage: 'Qualification',
+					accountId: ACME,
+				},
 				matchingColumns: [],
 				schema: '@schema',
 				attemptToConvertTypes: false,
@@ -138,7 +162,11 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record upsert: a match is updated',
 		node: 'action',
-		parameters: { operation: 'upsert', matchValue: '={{ $json.email }}', fields: { firstName: 'Ada', lastName: 'King', emailAddress: '={{ $json.email }}' } },
+		parameters: {
+			operation: 'upsert',
+			matchValue: '={{ $json.email }}',
+			fields: { firstName: 'Ada', lastName: 'King', emailAddress: '={{ $json.email }}' },
+		},
 		items: [{ email: 'ada@example.com' }],
 		seed: contacts,
 	},
@@ -165,7 +193,16 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record get: request settings set',
 		node: 'action',
-		parameters: { operation: 'get', recordId: byId('={{ $json.id }}'), requestSettings: { maxParallel: 1, maxRetries: 0, maxRetryWaitSeconds: 5, timeoutSeconds: 10 } },
+		parameters: {
+			operation: 'get',
+			recordId: byId('={{ $json.id }}'),
+			requestSettings: {
+				maxParallel: 1,
+				maxRetries: 0,
+				maxRetryWaitSeconds: 5,
+				timeoutSeconds: 10,
+			},
+		},
 		items: [{ id: ADA }, { id: ALAN }],
 		seed: contacts,
 	},
@@ -205,13 +242,24 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record get many: a custom entity type',
 		node: 'action',
-		parameters: { operation: 'getMany', entityType: 'custom', customEntityType: 'CProject', limit: 10, filterMode: 'conditions', conditions: { condition: [{ attribute: 'name', value: 'Apollo' }] } },
+		parameters: {
+			operation: 'getMany',
+			entityType: 'custom',
+			customEntityType: 'CProject',
+			limit: 10,
+			filterMode: 'conditions',
+			conditions: { condition: [{ attribute: 'name', value: 'Apollo' }] },
+		},
 		seed: { CProject: [{ id: PROJECT, name: 'Apollo' }] },
 	},
 	{
 		name: 'record update: fields',
 		node: 'action',
-		parameters: { operation: 'update', recordId: byId(ADA), fields: { description: 'Updated by n8n', phoneNumber: '+44 20 7946 0000' } },
+		parameters: {
+			operation: 'update',
+			recordId: byId(ADA),
+			fields: { description: 'Updated by n8n', phoneNumber: '+44 20 7946 0000' },
+		},
 		seed: contacts,
 		compareOutputFields: true,
 	},
@@ -251,21 +299,40 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record create: simplified',
 		node: 'action',
-		parameters: { operation: 'create', fields: { firstName: 'Ada', lastName: 'Lovelace' }, simplify: true },
+		parameters: {
+			operation: 'create',
+			fields: { firstName: 'Ada', lastName: 'Lovelace' },
+			simplify: true,
+		},
 		compareOutputFields: true,
 	},
 	{
 		name: 'record update: simplified',
 		node: 'action',
-		parameters: { operation: 'update', recordId: byId(GRACE), fields: { description: 'Compact' }, simplify: true },
+		parameters: {
+			operation: 'update',
+			recordId: byId(GRACE),
+			fields: { description: 'Compact' },
+			simplify: true,
+		},
 		seed: contacts,
 		compareOutputFields: true,
 	},
 	{
 		name: 'record get many: search text, EspoCRM filter and check-box filters (EspoCRM)',
 		node: 'action',
-		parameters: { operation: 'getMany', entityType: 'Opportunity', searchText: 'deal', primaryFilter: 'open', boolFilterList: ['onlyMy', 'followed'] },
-		seed: { Opportunity: [{ id: DEAL, name: 'Deal', stage: 'Prospecting', amount: 10, assignedUserId: API_USER }] },
+		parameters: {
+			operation: 'getMany',
+			entityType: 'Opportunity',
+			searchText: 'deal',
+			primaryFilter: 'open',
+			boolFilterList: ['onlyMy', 'followed'],
+		},
+		seed: {
+			Opportunity: [
+				{ id: DEAL, name: 'Deal', stage: 'Prospecting', amount: 10, assignedUserId: API_USER },
+			],
+		},
 		credential: { server: 'espocrm' },
 	},
 	{
@@ -278,14 +345,23 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'record get many: return all from EspoCRM sorted, paged by offset (EspoCRM)',
 		node: 'action',
-		parameters: { operation: 'getMany', entityType: 'Account', returnAll: true, listOptions: { orderBy: 'name', order: 'desc' } },
+		parameters: {
+			operation: 'getMany',
+			entityType: 'Account',
+			returnAll: true,
+			listOptions: { orderBy: 'name', order: 'desc' },
+		},
 		seed: manyAccounts,
 		credential: { server: 'espocrm' },
 	},
 	{
 		name: 'record upsert: several items share a match value (options at their defaults)',
 		node: 'action',
-		parameters: { operation: 'upsert', matchValue: '={{ $json.email }}', fields: { lastName: '={{ $json.name }}', emailAddress: '={{ $json.email }}' } },
+		parameters: {
+			operation: 'upsert',
+			matchValue: '={{ $json.email }}',
+			fields: { lastName: '={{ $json.name }}', emailAddress: '={{ $json.email }}' },
+		},
 		items: [
 			{ email: 'ada@example.com', name: 'King' },
 			{ email: 'new@example.com', name: 'Newcomer' },
@@ -315,7 +391,10 @@ export const CASES: CompatCase[] = [
 		name: 'relationship get many related: operation and link at their defaults',
 		node: 'action',
 		parameters: { resource: 'relationship', entityType: 'Account', recordId: byId(ACME) },
-		seed: { ...accounts, Opportunity: [{ id: DEAL, name: 'Deal', accountId: ACME, stage: 'Prospecting', amount: 10 }] },
+		seed: {
+			...accounts,
+			Opportunity: [{ id: DEAL, name: 'Deal', accountId: ACME, stage: 'Prospecting', amount: 10 }],
+		},
 		compareOutputFields: true,
 	},
 	{
@@ -329,7 +408,9 @@ export const CASES: CompatCase[] = [
 			link: 'contacts',
 			returnAll: true,
 			filterMode: 'conditions',
-			conditions: { condition: [{ attribute: 'lastName', operator: 'notEquals', value: 'Turing' }] },
+			conditions: {
+				condition: [{ attribute: 'lastName', operator: 'notEquals', value: 'Turing' }],
+			},
 			listOptions: { select: ['firstName', 'lastName'] },
 		},
 		seed: { ...accounts, ...contacts },
@@ -341,13 +422,28 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'relationship link',
 		node: 'action',
-		parameters: { resource: 'relationship', operation: 'link', entityType: 'Account', recordId: byId(GLOBEX), link: 'contacts', relatedIds: `${ADA}, ${GRACE}` },
+		parameters: {
+			resource: 'relationship',
+			operation: 'link',
+			entityType: 'Account',
+			recordId: byId(GLOBEX),
+			link: 'contacts',
+			relatedIds: `${ADA}, ${GRACE}`,
+		},
 		seed: { ...accounts, ...contacts },
 	},
 	{
 		name: 'relationship unlink, custom link',
 		node: 'action',
-		parameters: { resource: 'relationship', operation: 'unlink', entityType: 'Account', recordId: byId(ACME), link: 'custom', customLink: 'contacts', relatedId: ADA },
+		parameters: {
+			resource: 'relationship',
+			operation: 'unlink',
+			entityType: 'Account',
+			recordId: byId(ACME),
+			link: 'custom',
+			customLink: 'contacts',
+			relatedId: ADA,
+		},
 		seed: { ...accounts, ...contacts },
 		links: [['Account', ACME, 'contacts', ADA]],
 	},
@@ -364,14 +460,33 @@ export const CASES: CompatCase[] = [
 			boolFilterList: ['onlyMy'],
 			simplify: true,
 		},
-		seed: { ...accounts, Opportunity: [{ id: DEAL, name: 'Deal', accountId: ACME, stage: 'Prospecting', amount: 10, assignedUserId: API_USER }] },
+		seed: {
+			...accounts,
+			Opportunity: [
+				{
+					id: DEAL,
+					name: 'Deal',
+					accountId: ACME,
+					stage: 'Prospecting',
+					amount: 10,
+					assignedUserId: API_USER,
+				},
+			],
+		},
 		credential: { server: 'espocrm' },
 		compareOutputFields: true,
 	},
 	{
 		name: 'relationship unlink: several IDs',
 		node: 'action',
-		parameters: { resource: 'relationship', operation: 'unlink', entityType: 'Account', recordId: byId(ACME), link: 'contacts', relatedId: `${ADA}, ${GRACE}` },
+		parameters: {
+			resource: 'relationship',
+			operation: 'unlink',
+			entityType: 'Account',
+			recordId: byId(ACME),
+			link: 'contacts',
+			relatedId: `${ADA}, ${GRACE}`,
+		},
 		seed: { ...accounts, ...contacts },
 		links: [
 			['Account', ACME, 'contacts', ADA],
@@ -389,14 +504,27 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'bulk mass update: IDs from an expression at its default, JSON body',
 		node: 'action',
-		parameters: { resource: 'bulk', operation: 'massUpdate', entityType: 'Account', idSource: 'expression', bodyMode: 'json', jsonBody: '{ "description": "Bulk JSON" }' },
+		parameters: {
+			resource: 'bulk',
+			operation: 'massUpdate',
+			entityType: 'Account',
+			idSource: 'expression',
+			bodyMode: 'json',
+			jsonBody: '{ "description": "Bulk JSON" }',
+		},
 		items: [{ id: ACME }, { id: INITECH }],
 		seed: accounts,
 	},
 	{
 		name: 'bulk mass update: IDs from another field, chunks of 2',
 		node: 'action',
-		parameters: { resource: 'bulk', operation: 'massUpdate', idField: 'recordId', chunkSize: 2, fields: { description: 'Chunked' } },
+		parameters: {
+			resource: 'bulk',
+			operation: 'massUpdate',
+			idField: 'recordId',
+			chunkSize: 2,
+			fields: { description: 'Chunked' },
+		},
 		items: [{ recordId: ADA }, { recordId: GRACE }, { recordId: ALAN }],
 		seed: contacts,
 	},
@@ -410,7 +538,12 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'bulk mass delete: IDs from an expression',
 		node: 'action',
-		parameters: { resource: 'bulk', operation: 'massDelete', idSource: 'expression', ids: '={{ $json.contact }}' },
+		parameters: {
+			resource: 'bulk',
+			operation: 'massDelete',
+			idSource: 'expression',
+			ids: '={{ $json.contact }}',
+		},
 		items: [{ contact: ADA }, { contact: GRACE }],
 		seed: contacts,
 	},
@@ -421,21 +554,40 @@ export const CASES: CompatCase[] = [
 		parameters: {
 			resource: 'lead',
 			leadId: byId(LEAD),
-			records: { Contact: { firstName: 'Lea', lastName: 'Lead' }, Account: { name: 'Lead Co', moreFields: '{ "website": "https://lead.example" }' } },
+			records: {
+				Contact: { firstName: 'Lea', lastName: 'Lead' },
+				Account: { name: 'Lead Co', moreFields: '{ "website": "https://lead.example" }' },
+			},
 		},
-		seed: { Lead: [{ id: LEAD, firstName: 'Lea', lastName: 'Lead', accountName: 'Lead Co', status: 'New' }] },
+		seed: {
+			Lead: [
+				{ id: LEAD, firstName: 'Lea', lastName: 'Lead', accountName: 'Lead Co', status: 'New' },
+			],
+		},
 	},
 	{
 		name: 'lead convert: opportunity, if converted: skip',
 		node: 'action',
-		parameters: { resource: 'lead', operation: 'convert', leadId: byId(LEAD), records: { Opportunity: { name: 'Lead deal', amount: 500 } }, ifConverted: 'skip' },
+		parameters: {
+			resource: 'lead',
+			operation: 'convert',
+			leadId: byId(LEAD),
+			records: { Opportunity: { name: 'Lead deal', amount: 500 } },
+			ifConverted: 'skip',
+		},
 		seed: { Lead: [{ id: LEAD, firstName: 'Lea', lastName: 'Lead', status: 'New' }] },
 	},
 	// ---------------------------------------------------------------------------------------------- email
 	{
 		name: 'email send: plain text, options at their defaults',
 		node: 'action',
-		parameters: { resource: 'email', to: 'ada@example.com', subject: 'Hello', body: 'Hi Ada', from: 'crm@example.com' },
+		parameters: {
+			resource: 'email',
+			to: 'ada@example.com',
+			subject: 'Hello',
+			body: 'Hi Ada',
+			from: 'crm@example.com',
+		},
 	},
 	{
 		name: 'email send: HTML, cc, bcc, parent, attachments (EspoCRM)',
@@ -448,9 +600,26 @@ export const CASES: CompatCase[] = [
 			body: '<p>Attached.</p>',
 			isHtml: true,
 			from: 'crm@example.com',
-			emailOptions: { attachments: 'invoice', cc: 'cc@example.com', bcc: 'bcc@example.com', parentType: 'Contact', parentId: GRACE },
+			emailOptions: {
+				attachments: 'invoice',
+				cc: 'cc@example.com',
+				bcc: 'bcc@example.com',
+				parentType: 'Contact',
+				parentId: GRACE,
+			},
 		},
-		items: [{ email: 'grace@example.com', $binary: { invoice: { base64: Buffer.from('invoice 42\n').toString('base64'), fileName: 'invoice.txt', mimeType: 'text/plain' } } }],
+		items: [
+			{
+				email: 'grace@example.com',
+				$binary: {
+					invoice: {
+						base64: Buffer.from('invoice 42\n').toString('base64'),
+						fileName: 'invoice.txt',
+						mimeType: 'text/plain',
+					},
+				},
+			},
+		],
 		seed: contacts,
 		credential: { server: 'espocrm' },
 	},
@@ -459,16 +628,25 @@ export const CASES: CompatCase[] = [
 		name: 'attachment download (EspoCRM)',
 		node: 'action',
 		parameters: { resource: 'attachment', attachmentId: FILE },
-		seed: { Attachment: [{ id: FILE, name: 'note.txt', type: 'text/plain', size: 6, role: 'Attachment' }] },
+		seed: {
+			Attachment: [{ id: FILE, name: 'note.txt', type: 'text/plain', size: 6, role: 'Attachment' }],
+		},
 		files: { [FILE]: 'notes\n' },
 		credential: { server: 'espocrm' },
 	},
 	{
 		name: 'attachment download: binary field set (EspoCRM)',
 		node: 'action',
-		parameters: { resource: 'attachment', operation: 'download', attachmentId: '={{ $json.file }}', binaryPropertyName: 'file' },
+		parameters: {
+			resource: 'attachment',
+			operation: 'download',
+			attachmentId: '={{ $json.file }}',
+			binaryPropertyName: 'file',
+		},
 		items: [{ file: FILE }],
-		seed: { Attachment: [{ id: FILE, name: 'note.txt', type: 'text/plain', size: 6, role: 'Attachment' }] },
+		seed: {
+			Attachment: [{ id: FILE, name: 'note.txt', type: 'text/plain', size: 6, role: 'Attachment' }],
+		},
 		files: { [FILE]: 'notes\n' },
 		credential: { server: 'espocrm' },
 	},
@@ -476,7 +654,17 @@ export const CASES: CompatCase[] = [
 		name: 'attachment download: a non-ASCII file name (EspoCRM)',
 		node: 'action',
 		parameters: { resource: 'attachment', attachmentId: FILE_UMLAUT },
-		seed: { Attachment: [{ id: FILE_UMLAUT, name: 'Grüße-Überblick 日本語 ✓.txt', type: 'text/plain', size: 6, role: 'Attachment' }] },
+		seed: {
+			Attachment: [
+				{
+					id: FILE_UMLAUT,
+					name: 'Grüße-Überblick 日本語 ✓.txt',
+					type: 'text/plain',
+					size: 6,
+					role: 'Attachment',
+				},
+			],
+		},
 		files: { [FILE_UMLAUT]: 'Grüße\n' },
 		credential: { server: 'espocrm' },
 	},
@@ -484,7 +672,12 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'stream post: text, operation at its default (EspoCRM)',
 		node: 'action',
-		parameters: { resource: 'stream', entityType: 'Contact', recordId: byId(ADA), post: 'Called her: **follow up** next week' },
+		parameters: {
+			resource: 'stream',
+			entityType: 'Contact',
+			recordId: byId(ADA),
+			post: 'Called her: **follow up** next week',
+		},
 		seed: contacts,
 		credential: { server: 'espocrm' },
 	},
@@ -500,14 +693,27 @@ export const CASES: CompatCase[] = [
 			post: '={{ "Receipt for " + $json.taskId }}',
 			postOptions: { attachments: 'receipt, scan', isInternal: true },
 		},
-		items: [{ taskId: TASK, $binary: { receipt: binaryFile('Receipt №123 — paid\n', 'Quittung-Müller.txt'), scan: binaryFile('%PDF-1.4 scan\n', 'scan.pdf', 'application/pdf') } }],
+		items: [
+			{
+				taskId: TASK,
+				$binary: {
+					receipt: binaryFile('Receipt №123 — paid\n', 'Quittung-Müller.txt'),
+					scan: binaryFile('%PDF-1.4 scan\n', 'scan.pdf', 'application/pdf'),
+				},
+			},
+		],
 		seed: { Task: [{ id: TASK, name: 'Pay the printer repair', status: 'Not Started' }] },
 		credential: { server: 'espocrm' },
 	},
 	{
 		name: "stream get many: a record's stream, every option at its default (EspoCRM)",
 		node: 'action',
-		parameters: { resource: 'stream', operation: 'getStream', entityType: 'Contact', recordId: byId(ADA) },
+		parameters: {
+			resource: 'stream',
+			operation: 'getStream',
+			entityType: 'Contact',
+			recordId: byId(ADA),
+		},
 		seed: contacts,
 		notes: [
 			{ type: 'Create', parentType: 'Contact', parentId: ADA },
@@ -519,7 +725,15 @@ export const CASES: CompatCase[] = [
 	{
 		name: "stream get many: a record's stream, return all, note types (EspoCRM)",
 		node: 'action',
-		parameters: { resource: 'stream', operation: 'getStream', streamOf: 'record', entityType: 'Contact', recordId: byId(ADA), returnAll: true, streamOptions: { noteTypes: ['Post', 'Status'] } },
+		parameters: {
+			resource: 'stream',
+			operation: 'getStream',
+			streamOf: 'record',
+			entityType: 'Contact',
+			recordId: byId(ADA),
+			returnAll: true,
+			streamOptions: { noteTypes: ['Post', 'Status'] },
+		},
 		seed: contacts,
 		notes: [
 			{ type: 'Create', parentType: 'Contact', parentId: ADA },
@@ -533,7 +747,12 @@ export const CASES: CompatCase[] = [
 		name: "stream get many: the API user's own stream, limit set (EspoCRM)",
 		node: 'action',
 		parameters: { resource: 'stream', operation: 'getStream', streamOf: 'user', limit: 2 },
-		seed: { Contact: [{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER }, { id: GRACE, firstName: 'Grace', lastName: 'Hopper' }] },
+		seed: {
+			Contact: [
+				{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER },
+				{ id: GRACE, firstName: 'Grace', lastName: 'Hopper' },
+			],
+		},
 		notes: [
 			{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'Followed 1' },
 			{ type: 'Post', parentType: 'Contact', parentId: GRACE, post: 'Not followed' },
@@ -545,16 +764,31 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'stream follow (EspoCRM)',
 		node: 'action',
-		parameters: { resource: 'stream', operation: 'follow', entityType: 'Contact', recordId: byId(GRACE) },
+		parameters: {
+			resource: 'stream',
+			operation: 'follow',
+			entityType: 'Contact',
+			recordId: byId(GRACE),
+		},
 		seed: contacts,
 		credential: { server: 'espocrm' },
 	},
 	{
 		name: 'stream unfollow (EspoCRM)',
 		node: 'action',
-		parameters: { resource: 'stream', operation: 'unfollow', entityType: 'Contact', recordId: byId('={{ $json.id }}') },
+		parameters: {
+			resource: 'stream',
+			operation: 'unfollow',
+			entityType: 'Contact',
+			recordId: byId('={{ $json.id }}'),
+		},
 		items: [{ id: ADA }, { id: GRACE }],
-		seed: { Contact: [{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER }, { id: GRACE, firstName: 'Grace', lastName: 'Hopper' }] },
+		seed: {
+			Contact: [
+				{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', assignedUserId: API_USER },
+				{ id: GRACE, firstName: 'Grace', lastName: 'Hopper' },
+			],
+		},
 		credential: { server: 'espocrm' },
 	},
 	// ---------------------------------------------------------------------------------------------- triggers
@@ -562,8 +796,28 @@ export const CASES: CompatCase[] = [
 		name: 'polling trigger: every parameter at its default',
 		node: 'pollingTrigger',
 		parameters: { entityType: 'Contact', event: 'created' },
-		seed: { Contact: [{ id: ADA, firstName: 'Ada', lastName: 'Lovelace', createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
-		later: { Contact: [{ id: GRACE, firstName: 'Grace', lastName: 'Hopper', createdAt: '@ago:60', modifiedAt: '@ago:60' }] },
+		seed: {
+			Contact: [
+				{
+					id: ADA,
+					firstName: 'Ada',
+					lastName: 'Lovelace',
+					createdAt: '@ago:7200',
+					modifiedAt: '@ago:7200',
+				},
+			],
+		},
+		later: {
+			Contact: [
+				{
+					id: GRACE,
+					firstName: 'Grace',
+					lastName: 'Hopper',
+					createdAt: '@ago:60',
+					modifiedAt: '@ago:60',
+				},
+			],
+		},
 	},
 	{
 		name: 'polling trigger: created or updated, conditions, select',
@@ -576,22 +830,76 @@ export const CASES: CompatCase[] = [
 			conditions: { condition: [{ attribute: 'name', operator: 'startsWith', value: 'A' }] },
 			select: ['name', 'description'],
 		},
-		seed: { Account: [{ id: ACME, name: 'Acme', createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
-		later: { '@update': [{ entityType: 'Account', id: ACME, description: 'changed', modifiedAt: '@ago:30' }] },
+		seed: {
+			Account: [{ id: ACME, name: 'Acme', createdAt: '@ago:7200', modifiedAt: '@ago:7200' }],
+		},
+		later: {
+			'@update': [
+				{ entityType: 'Account', id: ACME, description: 'changed', modifiedAt: '@ago:30' },
+			],
+		},
 	},
 	{
 		name: 'polling trigger: where JSON at its default, an entity type typed in (custom)',
 		node: 'pollingTrigger',
 		parameters: { entityType: 'custom', customEntityType: 'Lead', filterMode: 'json' },
-		seed: { Lead: [{ id: LEAD, lastName: 'Lead', status: 'New', createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
-		later: { Lead: [{ id: '1ead0000000000002', lastName: 'Later', status: 'New', createdAt: '@ago:60', modifiedAt: '@ago:60' }] },
+		seed: {
+			Lead: [
+				{
+					id: LEAD,
+					lastName: 'Lead',
+					status: 'New',
+					createdAt: '@ago:7200',
+					modifiedAt: '@ago:7200',
+				},
+			],
+		},
+		later: {
+			Lead: [
+				{
+					id: '1ead0000000000002',
+					lastName: 'Later',
+					status: 'New',
+					createdAt: '@ago:60',
+					modifiedAt: '@ago:60',
+				},
+			],
+		},
 	},
 	{
 		name: 'polling trigger: search text, EspoCRM filter and check-box filters (EspoCRM)',
 		node: 'pollingTrigger',
-		parameters: { entityType: 'Lead', event: 'created', searchText: 'le', primaryFilter: 'actual', boolFilterList: ['onlyMy'] },
-		seed: { Lead: [{ id: LEAD, lastName: 'Lead', status: 'New', assignedUserId: API_USER, createdAt: '@ago:7200', modifiedAt: '@ago:7200' }] },
-		later: { Lead: [{ id: '1ead0000000000002', lastName: 'Leader', status: 'Assigned', assignedUserId: API_USER, createdAt: '@ago:60', modifiedAt: '@ago:60' }] },
+		parameters: {
+			entityType: 'Lead',
+			event: 'created',
+			searchText: 'le',
+			primaryFilter: 'actual',
+			boolFilterList: ['onlyMy'],
+		},
+		seed: {
+			Lead: [
+				{
+					id: LEAD,
+					lastName: 'Lead',
+					status: 'New',
+					assignedUserId: API_USER,
+					createdAt: '@ago:7200',
+					modifiedAt: '@ago:7200',
+				},
+			],
+		},
+		later: {
+			Lead: [
+				{
+					id: '1ead0000000000002',
+					lastName: 'Leader',
+					status: 'Assigned',
+					assignedUserId: API_USER,
+					createdAt: '@ago:60',
+					modifiedAt: '@ago:60',
+				},
+			],
+		},
 		credential: { server: 'espocrm' },
 	},
 	{
@@ -599,7 +907,15 @@ export const CASES: CompatCase[] = [
 		node: 'pollingTrigger',
 		parameters: { event: 'streamNote', entityType: 'Contact', recordId: byId(ADA) },
 		seed: contacts,
-		notes: [{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call', createdAt: '@ago:7200' }],
+		notes: [
+			{
+				type: 'Post',
+				parentType: 'Contact',
+				parentId: ADA,
+				post: 'First call',
+				createdAt: '@ago:7200',
+			},
+		],
 		credential: { server: 'espocrm' },
 	},
 	{
@@ -607,7 +923,15 @@ export const CASES: CompatCase[] = [
 		node: 'pollingTrigger',
 		parameters: { event: 'streamNote', streamOf: 'user', noteTypes: [] },
 		seed: contacts,
-		notes: [{ type: 'Post', parentType: 'Contact', parentId: ADA, post: 'First call', createdAt: '@ago:7200' }],
+		notes: [
+			{
+				type: 'Post',
+				parentType: 'Contact',
+				parentId: ADA,
+				post: 'First call',
+				createdAt: '@ago:7200',
+			},
+		],
 		credential: { server: 'espocrm' },
 	},
 	{
@@ -633,9 +957,16 @@ export const CASES: CompatCase[] = [
 	{
 		name: 'webhook trigger: field update without the full record (EspoCRM)',
 		node: 'webhookTrigger',
-		parameters: { entityType: 'Contact', events: ['fieldUpdate'], field: 'emailAddress', includeFullRecord: false },
+		parameters: {
+			entityType: 'Contact',
+			events: ['fieldUpdate'],
+			field: 'emailAddress',
+			includeFullRecord: false,
+		},
 		seed: contacts,
-		later: { '@update': [{ entityType: 'Contact', id: ADA, emailAddress: 'ada.king@example.com' }] },
+		later: {
+			'@update': [{ entityType: 'Contact', id: ADA, emailAddress: 'ada.king@example.com' }],
+		},
 		credential: { server: 'espocrm' },
 		dialect: 'espocrm',
 	},

@@ -24,7 +24,10 @@ import type { Observed, StoredCase } from './compat';
 const recording = process.env.RMS_COMPAT_RECORD;
 const versions = fs
 	.readdirSync(__dirname)
-	.filter((entry) => /^\d+\.\d+\.\d+$/.test(entry) && fs.existsSync(path.join(__dirname, entry, 'workflows.json')))
+	.filter(
+		(entry) =>
+			/^\d+\.\d+\.\d+$/.test(entry) && fs.existsSync(path.join(__dirname, entry, 'workflows.json')),
+	)
 	.sort();
 
 let sandbox: Sandbox;
@@ -48,26 +51,39 @@ if (recording) {
 			const stored = await storedCaseOf(testCase, store);
 			const observed = await runStoredCase(stored, sandbox, store);
 			// a fixture records behaviour that works: a case that fails or sends nothing is a mistake in cases.ts
-			expect({ name: stored.name, error: observed.error }).toEqual({ name: stored.name, error: null });
+			expect({ name: stored.name, error: observed.error }).toEqual({
+				name: stored.name,
+				error: null,
+			});
 			expect(observed.requests.length).toBeGreaterThan(0);
 			cases.push(stored);
 			requests[stored.name] = observed;
 		}
-		fs.writeFileSync(path.join(dir, 'workflows.json'), `${JSON.stringify({ version: recording, cases }, null, '\t')}\n`);
+		fs.writeFileSync(
+			path.join(dir, 'workflows.json'),
+			`${JSON.stringify({ version: recording, cases }, null, '\t')}\n`,
+		);
 		fs.writeFileSync(path.join(dir, 'requests.json'), `${JSON.stringify(requests, null, '\t')}\n`);
 	});
 } else {
 	describe.each(versions)('workflows saved by %s', (version) => {
-		const { cases } = JSON.parse(fs.readFileSync(path.join(__dirname, version, 'workflows.json'), 'utf8')) as { cases: StoredCase[] };
-		const expected = JSON.parse(fs.readFileSync(path.join(__dirname, version, 'requests.json'), 'utf8')) as Record<string, Observed>;
+		const { cases } = JSON.parse(
+			fs.readFileSync(path.join(__dirname, version, 'workflows.json'), 'utf8'),
+		) as { cases: StoredCase[] };
+		const expected = JSON.parse(
+			fs.readFileSync(path.join(__dirname, version, 'requests.json'), 'utf8'),
+		) as Record<string, Observed>;
 
 		test('every stored workflow has its recorded requests', () => {
 			expect(cases.map((c) => c.name).sort()).toEqual(Object.keys(expected).sort());
 		});
 
-		test.each(cases.map((c) => [c.name, c] as const))('%s: runs and sends the same requests', async (_name, stored) => {
-			const observed = await runStoredCase(stored, sandbox, store);
-			expect(observed).toEqual(expected[stored.name]);
-		});
+		test.each(cases.map((c) => [c.name, c] as const))(
+			'%s: runs and sends the same requests',
+			async (_name, stored) => {
+				const observed = await runStoredCase(stored, sandbox, store);
+				expect(observed).toEqual(expected[stored.name]);
+			},
+		);
 	});
 }

@@ -17,17 +17,36 @@
  * - per workflow also: whether it failed (the error's message) and how many items came out; for the cases that ask
  *   (compareOutputFields), the field names of each output item (Simplify changes them, not the requests).
  */
-import type { IDataObject, INode, INodeType, IVersionedNodeType, IWorkflowBase } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeType,
+	IVersionedNodeType,
+	IWorkflowBase,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import type { RecordedRequest, Sandbox } from '../sandbox';
-import { CREDENTIAL_TYPE, CredentialStore, NODE_TYPE, NodeTypes, POLL_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, executeWorkflow, loadFormList } from '../harness/engine';
+import {
+	CREDENTIAL_TYPE,
+	CredentialStore,
+	NODE_TYPE,
+	NodeTypes,
+	POLL_TRIGGER_TYPE,
+	WEBHOOK_TRIGGER_TYPE,
+	executeWorkflow,
+	loadFormList,
+} from '../harness/engine';
 import { credentialFor } from '../harness/sandboxRun';
 import { pollingTrigger, webhookTrigger } from '../harness/triggers';
 import type { CompatCase, CompatNode } from './cases';
 
 const INPUT_NODE_TYPE = 'test.input';
-const TYPE_OF: Record<CompatNode, string> = { action: NODE_TYPE, pollingTrigger: POLL_TRIGGER_TYPE, webhookTrigger: WEBHOOK_TRIGGER_TYPE };
+const TYPE_OF: Record<CompatNode, string> = {
+	action: NODE_TYPE,
+	pollingTrigger: POLL_TRIGGER_TYPE,
+	webhookTrigger: WEBHOOK_TRIGGER_TYPE,
+};
 
 /** A case as stored: the workflow as the editor saved it, and what the test bed needs around it. */
 export interface StoredCase extends Omit<CompatCase, 'parameters' | 'items'> {
@@ -52,7 +71,10 @@ export interface Observed {
  */
 class VersionedNodeTypes extends NodeTypes {
 	getByNameAndVersion(name: string, version?: number): INodeType {
-		return NodeHelpers.getVersionedNodeType(this.getByName(name) as INodeType | IVersionedNodeType, version);
+		return NodeHelpers.getVersionedNodeType(
+			this.getByName(name) as INodeType | IVersionedNodeType,
+			version,
+		);
 	}
 }
 const nodeTypes = new VersionedNodeTypes();
@@ -62,22 +84,43 @@ const nodeTypes = new VersionedNodeTypes();
  * and none that the form does not show (n8n's NodeHelpers.getNodeParameters with returnDefaults false, as the
  * editor calls it when it saves a workflow).
  */
-export function savedParameters(type: string, typeVersion: number, parameters: IDataObject): IDataObject {
+export function savedParameters(
+	type: string,
+	typeVersion: number,
+	parameters: IDataObject,
+): IDataObject {
 	const description = nodeTypes.getByNameAndVersion(type, typeVersion).description;
 	const node = { typeVersion } as INode;
-	return (NodeHelpers.getNodeParameters(description.properties, parameters as never, false, false, node, description) ?? {}) as IDataObject;
+	return (NodeHelpers.getNodeParameters(
+		description.properties,
+		parameters as never,
+		false,
+		false,
+		node,
+		description,
+	) ?? {}) as IDataObject;
 }
 
 /** The workflow the editor of the release saves for a case (recording only). */
-export async function storedCaseOf(testCase: CompatCase, store: CredentialStore): Promise<StoredCase> {
+export async function storedCaseOf(
+	testCase: CompatCase,
+	store: CredentialStore,
+): Promise<StoredCase> {
 	const { parameters, items, ...rest } = testCase;
 	const type = TYPE_OF[testCase.node];
-	const typeVersion = Number((nodeTypes.getByNameAndVersion(type).description.defaultVersion ?? nodeTypes.getByNameAndVersion(type).description.version) as number);
+	const typeVersion = Number(
+		(nodeTypes.getByNameAndVersion(type).description.defaultVersion ??
+			nodeTypes.getByNameAndVersion(type).description.version) as number,
+	);
 	let set = parameters;
 	const columns = set.columns as IDataObject | undefined;
 	if (columns?.schema === '@schema') {
 		// the field mapper saves the fields it listed (the editor asks getMappingFields)
-		const { fields } = (await loadFormList(store, 'resourceMapping', 'getMappingFields', { resource: 'record', ...set, columns: undefined })) as { fields: IDataObject[] };
+		const { fields } = (await loadFormList(store, 'resourceMapping', 'getMappingFields', {
+			resource: 'record',
+			...set,
+			columns: undefined,
+		})) as { fields: IDataObject[] };
 		set = { ...set, columns: { ...columns, schema: fields } };
 	}
 	const node: INode = {
@@ -100,7 +143,12 @@ export async function storedCaseOf(testCase: CompatCase, store: CredentialStore)
 	};
 	return {
 		...rest,
-		workflow: { nodes: [input, node], connections: { Input: { main: [[{ node: node.name, type: NodeConnectionTypes.Main, index: 0 }]] } } },
+		workflow: {
+			nodes: [input, node],
+			connections: {
+				Input: { main: [[{ node: node.name, type: NodeConnectionTypes.Main, index: 0 }]] },
+			},
+		},
 	};
 }
 
@@ -122,7 +170,8 @@ function applyChanges(sandbox: Sandbox, changes: Record<string, IDataObject[]> =
 			if (key === '@update') {
 				const { entityType, id, ...fields } = entry;
 				sandbox.store.update(entityType as string, id as string, resolveTimes(fields));
-			} else if (key === '@delete') sandbox.store.delete(entry.entityType as string, entry.id as string);
+			} else if (key === '@delete')
+				sandbox.store.delete(entry.entityType as string, entry.id as string);
 			else sandbox.store.create(key, resolveTimes(entry));
 		}
 	}
@@ -131,31 +180,48 @@ function applyChanges(sandbox: Sandbox, changes: Record<string, IDataObject[]> =
 /** Every ID a case seeds or changes: these stay as they are in the comparison. */
 function fixedIds(stored: StoredCase): Set<string> {
 	const ids = new Set<string>();
-	for (const changes of [stored.seed, stored.later]) for (const list of Object.values(changes ?? {})) for (const entry of list) ids.add(String(entry.id));
+	for (const changes of [stored.seed, stored.later])
+		for (const list of Object.values(changes ?? {}))
+			for (const entry of list) ids.add(String(entry.id));
 	return ids;
 }
 
 /** Runs one stored case against the sandbox (reset first); resolves what it did, normalized. */
-export async function runStoredCase(storedCase: StoredCase, sandbox: Sandbox, store: CredentialStore): Promise<Observed> {
+export async function runStoredCase(
+	storedCase: StoredCase,
+	sandbox: Sandbox,
+	store: CredentialStore,
+): Promise<Observed> {
 	// a copy: n8n's Workflow fills the defaults into the parameters of the nodes it is given
 	const stored = JSON.parse(JSON.stringify(storedCase)) as StoredCase;
 	sandbox.setDialect(stored.dialect ?? 'both');
 	sandbox.reset();
-	store.set('rms', credentialFor(sandbox, stored.credential?.scheme ?? 'apiKey', stored.credential?.server ?? 'standard') as never);
+	store.set(
+		'rms',
+		credentialFor(
+			sandbox,
+			stored.credential?.scheme ?? 'apiKey',
+			stored.credential?.server ?? 'standard',
+		) as never,
+	);
 	applyChanges(sandbox, stored.seed);
-	for (const [entityType, id, link, foreignId] of stored.links ?? []) sandbox.store.link(entityType, id, link, foreignId);
-	for (const [id, text] of Object.entries(stored.files ?? {})) sandbox.store.files.set(id, Buffer.from(text, 'utf8'));
+	for (const [entityType, id, link, foreignId] of stored.links ?? [])
+		sandbox.store.link(entityType, id, link, foreignId);
+	for (const [id, text] of Object.entries(stored.files ?? {}))
+		sandbox.store.files.set(id, Buffer.from(text, 'utf8'));
 	for (const note of stored.notes ?? []) sandbox.streams.add(resolveTimes(note));
 	sandbox.clearRequests();
 
 	const node = stored.workflow.nodes.find((n) => n.type === TYPE_OF[stored.node]);
-	if (!node) throw new Error(`${stored.name}: the stored workflow has no ${TYPE_OF[stored.node]} node`);
+	if (!node)
+		throw new Error(`${stored.name}: the stored workflow has no ${TYPE_OF[stored.node]} node`);
 	const observed: Observed = { requests: [], error: null, items: [] };
 	if (stored.node === 'action') {
 		const result = await runWorkflow(stored, store);
 		observed.error = result.error;
 		observed.items = [result.items.length];
-		if (stored.compareOutputFields) observed.outputFields = result.items.map((json) => Object.keys(json).sort());
+		if (stored.compareOutputFields)
+			observed.outputFields = result.items.map((json) => Object.keys(json).sort());
 	} else if (stored.node === 'pollingTrigger') {
 		const trigger = pollingTrigger(store, node.parameters as IDataObject);
 		try {
@@ -187,7 +253,10 @@ export async function runStoredCase(storedCase: StoredCase, sandbox: Sandbox, st
 const countOf = (items: IDataObject[] | null) => (items === null ? null : items.length);
 
 /** The stored workflow through n8n's WorkflowExecute, as `n8n execute` runs a saved workflow. */
-async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<{ error: string | null; items: IDataObject[] }> {
+async function runWorkflow(
+	stored: StoredCase,
+	store: CredentialStore,
+): Promise<{ error: string | null; items: IDataObject[] }> {
 	const nodes = stored.workflow.nodes as INode[];
 	const workflow = new Workflow({
 		id: 'compat-workflow',
@@ -202,7 +271,10 @@ async function runWorkflow(stored: StoredCase, store: CredentialStore): Promise<
 	const name = nodes.find((n) => n.type === NODE_TYPE)!.name;
 	const task = run.data.resultData.runData[name]?.[0];
 	const error = task?.error ?? run.data.resultData.error;
-	return { error: error ? String(error.message) : null, items: (task?.data?.main?.[0] ?? []).map((item) => item.json) };
+	return {
+		error: error ? String(error.message) : null,
+		items: (task?.data?.main?.[0] ?? []).map((item) => item.json),
+	};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -224,7 +296,11 @@ function normalizeValue(value: unknown, fixed: Set<string>): unknown {
 	if (Array.isArray(value)) return value.map((v) => normalizeValue(v, fixed));
 	if (value && typeof value === 'object') {
 		const out: IDataObject = {};
-		for (const key of Object.keys(value).sort()) out[normalizeValue(key, fixed) as string] = normalizeValue((value as IDataObject)[key], fixed) as never;
+		for (const key of Object.keys(value).sort())
+			out[normalizeValue(key, fixed) as string] = normalizeValue(
+				(value as IDataObject)[key],
+				fixed,
+			) as never;
 		return out;
 	}
 	return value;
@@ -233,8 +309,18 @@ function normalizeValue(value: unknown, fixed: Set<string>): unknown {
 export function normalize(requests: RecordedRequest[], fixed: Set<string>): IDataObject[] {
 	const shaped = requests.map((request) => {
 		const headers: IDataObject = {};
-		for (const [name, value] of Object.entries(request.headers)) if (name.startsWith('x-') && !SECRET_HEADERS.has(name)) headers[name] = value as string;
-		return normalizeValue({ method: request.method, path: request.path, query: request.query, body: request.body ?? null, headers }, fixed) as IDataObject;
+		for (const [name, value] of Object.entries(request.headers))
+			if (name.startsWith('x-') && !SECRET_HEADERS.has(name)) headers[name] = value as string;
+		return normalizeValue(
+			{
+				method: request.method,
+				path: request.path,
+				query: request.query,
+				body: request.body ?? null,
+				headers,
+			},
+			fixed,
+		) as IDataObject;
 	});
 	return shaped
 		.map((request) => [JSON.stringify(request), request] as const)

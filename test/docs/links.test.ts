@@ -9,7 +9,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
 import { dirname, join, relative, resolve, sep } from 'path';
 
 const ROOT = resolve(__dirname, '../..');
-const REPOSITORY_URL = 'https://github.com/record-management-service/n8n-nodes-record-management-service';
+const REPOSITORY_URL =
+	'https://github.com/record-management-service/n8n-nodes-record-management-service';
 const README_MAX_LINES = 260;
 
 /** Folders that hold no documentation of ours: dependencies, build output, git's own. */
@@ -108,7 +109,8 @@ function problemWith(file: string, anchor: string | undefined): string | undefin
 	if (!(file === ROOT || file.startsWith(ROOT + sep))) return `${shown} is outside the repository`;
 	if (!existsSync(file)) return `${shown} does not exist`;
 	if (anchor === undefined || anchor === '') return undefined;
-	if (!file.endsWith('.md') || statSync(file).isDirectory()) return `${shown} has no headings to point at (#${anchor})`;
+	if (!file.endsWith('.md') || statSync(file).isDirectory())
+		return `${shown} has no headings to point at (#${anchor})`;
 	const anchors = anchorsOf(file);
 	if (anchors.has(decodeURIComponent(anchor))) return undefined;
 	return `${shown} has no heading #${anchor} (its anchors: ${[...anchors].join(', ')})`;
@@ -121,7 +123,10 @@ function repositoryFile(url: string): { file: string; anchor?: string } | undefi
 	if (address === '' || address === '/') return { file: join(ROOT, 'README.md'), anchor };
 	const page = /^\/(?:blob|tree)\/[^/]+\/(.+)$/.exec(address);
 	// An address GitHub shows no file of this repository at (an issue, a release…) is not documentation: refuse it.
-	return { file: page ? join(ROOT, decodeURIComponent(page[1])) : join(ROOT, '<not a file>', address), anchor };
+	return {
+		file: page ? join(ROOT, decodeURIComponent(page[1])) : join(ROOT, '<not a file>', address),
+		anchor,
+	};
 }
 
 function checkLink(link: Link): string | undefined {
@@ -129,7 +134,8 @@ function checkLink(link: Link): string | undefined {
 	const ours = repositoryFile(target);
 	let problem: string | undefined;
 	if (ours) problem = problemWith(ours.file, ours.anchor);
-	else if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined; // another site, mailto:
+	else if (/^[a-z][a-z0-9+.-]*:/i.test(target))
+		return undefined; // another site, mailto:
 	else {
 		const [path, anchor] = target.split('#', 2);
 		const file = path === '' ? link.from : resolve(dirname(link.from), decodeURIComponent(path));
@@ -142,7 +148,10 @@ function checkLink(link: Link): string | undefined {
 function documentationUrls(): Array<{ file: string; url: string }> {
 	const codexFiles = filesUnder(join(ROOT, 'nodes'), (name) => name.endsWith('.node.json'));
 	const fromCodex = codexFiles.flatMap((file) => {
-		const resources = (JSON.parse(readFileSync(file, 'utf8')).resources ?? {}) as Record<string, Array<{ url: string }>>;
+		const resources = (JSON.parse(readFileSync(file, 'utf8')).resources ?? {}) as Record<
+			string,
+			Array<{ url: string }>
+		>;
 		return Object.values(resources).flatMap((entries) => entries.map(({ url }) => ({ file, url })));
 	});
 	// The codex may also point elsewhere (n8n's own docs): only this repository's addresses are ours to keep.
@@ -152,9 +161,11 @@ function documentationUrls(): Array<{ file: string; url: string }> {
 		filesUnder(join(ROOT, folder), (name) => name.endsWith('.ts') && !name.endsWith('.d.ts')),
 	);
 	const fromSources = sources.flatMap((file) =>
-		[...readFileSync(file, 'utf8').matchAll(/https:\/\/github\.com\/record-management-service\/[^\s'"`)<>]+/g)].map(
-			([url]) => ({ file, url }),
-		),
+		[
+			...readFileSync(file, 'utf8').matchAll(
+				/https:\/\/github\.com\/record-management-service\/[^\s'"`)<>]+/g,
+			),
+		].map(([url]) => ({ file, url })),
 	);
 	return [...ofThisRepository, ...fromSources];
 }
@@ -176,7 +187,14 @@ describe('documentation links', () => {
 
 	test('the documentation is where the README links it', () => {
 		const names = markdownFiles.map((file) => relative(ROOT, file).split(sep).join('/'));
-		expect(names).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'docs/operations.md']));
+		expect(names).toEqual(
+			expect.arrayContaining([
+				'README.md',
+				'CONTRIBUTING.md',
+				'CHANGELOG.md',
+				'docs/operations.md',
+			]),
+		);
 	});
 
 	test('every relative link and anchor of the Markdown files resolves', () => {
@@ -198,7 +216,9 @@ describe('documentation links', () => {
 	});
 
 	test(`the README stays an npm page: at most ${README_MAX_LINES} lines`, () => {
-		const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n').length;
+		const lines = readFileSync(join(ROOT, 'README.md'), 'utf8')
+			.replace(/\n$/, '')
+			.split('\n').length;
 		expect(lines).toBeLessThanOrEqual(README_MAX_LINES);
 	});
 });

@@ -28,13 +28,35 @@ function credentialFiles(origin, { webhookOrigin, devOrigin = origin } = {}) {
 	const data = {
 		apiKey: { ...base, authentication: 'apiKey', apiKey: S.apiKey },
 		basic: { ...base, authentication: 'basic', username: S.username, password: S.password },
-		oauth: { ...base, authentication: 'oAuth2ClientCredentials', clientId: S.clientId, clientSecret: S.clientSecret },
-		hmac: { ...base, server: 'espocrm', authentication: 'hmac', apiKey: S.hmacApiKey, secretKey: S.hmacSecret },
+		oauth: {
+			...base,
+			authentication: 'oAuth2ClientCredentials',
+			clientId: S.clientId,
+			clientSecret: S.clientSecret,
+		},
+		hmac: {
+			...base,
+			server: 'espocrm',
+			authentication: 'hmac',
+			apiKey: S.hmacApiKey,
+			secretKey: S.hmacSecret,
+		},
 		espoApiKey: { ...base, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
 		// as scripts/dev.js imports them
-		...Object.fromEntries(devCredentialFiles(devOrigin).map((c) => [c.id === DEV_CREDENTIALS.standard.id ? 'devStandard' : 'devEspo', c.data])),
+		...Object.fromEntries(
+			devCredentialFiles(devOrigin).map((c) => [
+				c.id === DEV_CREDENTIALS.standard.id ? 'devStandard' : 'devEspo',
+				c.data,
+			]),
+		),
 		// the webhook trigger needs EspoCRM and an API user (API key or HMAC)
-		webhook: webhookOrigin && { ...base, baseUrl: webhookOrigin, server: 'espocrm', authentication: 'apiKey', apiKey: S.apiKey },
+		webhook: webhookOrigin && {
+			...base,
+			baseUrl: webhookOrigin,
+			server: 'espocrm',
+			authentication: 'apiKey',
+			apiKey: S.apiKey,
+		},
 	};
 	return Object.entries(CREDENTIALS)
 		.filter(([k]) => data[k])

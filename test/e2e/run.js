@@ -53,10 +53,15 @@ const FILES_DIR = path.join(WORK_DIR, 'files');
 /** The sandbox methods, bound to it: a view made with Object.create() must not set fields on itself. */
 function boundMethods(sandbox) {
 	const out = {};
-	for (let proto = Object.getPrototypeOf(sandbox); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+	for (
+		let proto = Object.getPrototypeOf(sandbox);
+		proto && proto !== Object.prototype;
+		proto = Object.getPrototypeOf(proto)
+	) {
 		for (const name of Object.getOwnPropertyNames(proto)) {
 			const d = Object.getOwnPropertyDescriptor(proto, name);
-			if (name !== 'constructor' && typeof d.value === 'function' && !(name in out)) out[name] = d.value.bind(sandbox);
+			if (name !== 'constructor' && typeof d.value === 'function' && !(name in out))
+				out[name] = d.value.bind(sandbox);
 		}
 	}
 	return out;
@@ -71,7 +76,9 @@ function sandboxView(sandbox, from, wf) {
 	/** requests of this execution, filtered: find('POST', '/Contact') or find('GET', /^\/Contact\//) */
 	view.find = (method, p) =>
 		requests.filter(
-			(r) => (!method || r.method === method) && (!p || (p instanceof RegExp ? p.test(r.path) : r.path === p)),
+			(r) =>
+				(!method || r.method === method) &&
+				(!p || (p instanceof RegExp ? p.test(r.path) : r.path === p)),
 		);
 	view.state = wf.state;
 	view.filesDir = FILES_DIR;
@@ -80,7 +87,9 @@ function sandboxView(sandbox, from, wf) {
 
 /** `%E2E_FILES%` in the workflow's parameters becomes FILES_DIR (with forward slashes, as file selectors want). */
 function withFilesDir(json) {
-	return JSON.parse(JSON.stringify(json).split('%E2E_FILES%').join(FILES_DIR.split(path.sep).join('/')));
+	return JSON.parse(
+		JSON.stringify(json).split('%E2E_FILES%').join(FILES_DIR.split(path.sep).join('/')),
+	);
 }
 
 let webhookSandbox;
@@ -92,12 +101,15 @@ function directChildren() {
 		for (const d of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
 			try {
 				const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-				if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) out.push(Number(d));
+				if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid)
+					out.push(Number(d));
 			} catch {}
 		}
 		return out;
 	}
-	const r = require('child_process').spawnSync('pgrep', ['-P', String(process.pid)], { encoding: 'utf8' });
+	const r = require('child_process').spawnSync('pgrep', ['-P', String(process.pid)], {
+		encoding: 'utf8',
+	});
 	return (r.stdout || '').split('\n').filter(Boolean).map(Number);
 }
 
@@ -134,13 +146,18 @@ async function startSandboxServers() {
 	const devSandbox = await startSandbox({ ...DEV_SANDBOX_OPTIONS, port: 0 });
 	// the webhook phase's own: its requests must not mix with those of the workflows running meanwhile
 	webhookSandbox = await startSandbox({ port: 0, dialect: 'espocrm' });
-	env.log(`sandbox at ${sandbox.baseUrl}, examples' sandbox (seeded, as npm run dev's) at ${devSandbox.baseUrl}, webhook sandbox at ${webhookSandbox.baseUrl}`);
+	env.log(
+		`sandbox at ${sandbox.baseUrl}, examples' sandbox (seeded, as npm run dev's) at ${devSandbox.baseUrl}, webhook sandbox at ${webhookSandbox.baseUrl}`,
+	);
 	const sandboxOf = (wf) => (isExample(wf) ? devSandbox : sandbox);
 	// the runner's mark() knows no workflow: where both sandboxes' records of traffic stand
 	const mark = () => ({ sandbox: sandbox.requests.length, devSandbox: devSandbox.requests.length });
 	const markOf = (from, wf) => (isExample(wf) ? from.devSandbox : from.sandbox);
 	return {
-		credentials: credentialFiles(sandbox.origin, { webhookOrigin: webhookSandbox.origin, devOrigin: devSandbox.origin }),
+		credentials: credentialFiles(sandbox.origin, {
+			webhookOrigin: webhookSandbox.origin,
+			devOrigin: devSandbox.origin,
+		}),
 		mark,
 		beforeArg: (wf) => sandboxView(sandboxOf(wf), sandboxOf(wf).requests.length, wf),
 		checkArg: (from, wf) => sandboxView(sandboxOf(wf), markOf(from, wf), wf),
@@ -154,7 +171,12 @@ async function startSandboxServers() {
 				if (!reqs.length) return [];
 				return [
 					`      ${label} received ${reqs.length} request(s):`,
-					...reqs.slice(0, 30).map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
+					...reqs
+						.slice(0, 30)
+						.map(
+							(q) =>
+								`        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`,
+						),
 				];
 			});
 			return lines.length ? lines : ['      no sandbox received a request'];
@@ -184,7 +206,12 @@ exitWith(
 			N8N_RUNNERS_AUTH_TOKEN: 'rms-e2e-no-runner-connects',
 		},
 		importOnly: [webhookPhase.workflow],
-		phases: [{ name: webhookPhase.name, run: (ctx) => webhookPhase.run({ ...ctx, sandbox: webhookSandbox }) }],
+		phases: [
+			{
+				name: webhookPhase.name,
+				run: (ctx) => webhookPhase.run({ ...ctx, sandbox: webhookSandbox }),
+			},
+		],
 	}),
 	'e2e',
 );

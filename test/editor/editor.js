@@ -24,7 +24,10 @@ class Editor {
 		this.page = await this.browser.newPage();
 		this.page.setDefaultTimeout(STEP_MS);
 		await this.page.goto(`${this.baseUrl}/signin`);
-		await this.page.locator('input[type="email"], input[name="emailOrLdapLoginId"]').first().fill(this.owner.email);
+		await this.page
+			.locator('input[type="email"], input[name="emailOrLdapLoginId"]')
+			.first()
+			.fill(this.owner.email);
 		await this.page.locator('input[type="password"]').first().fill(this.owner.password);
 		await this.page.keyboard.press('Enter');
 		await this.page.waitForURL((url) => !/\/signin/.test(String(url)), { timeout: STEP_MS });
@@ -40,7 +43,10 @@ class Editor {
 
 	/** A screenshot of the page (or of `locator`) in the screenshots folder, numbered in the order taken. */
 	async screenshot(name, locator) {
-		const file = path.join(this.screenshots, `${String(++this.shots).padStart(2, '0')}-${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`);
+		const file = path.join(
+			this.screenshots,
+			`${String(++this.shots).padStart(2, '0')}-${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`,
+		);
 		await (locator || this.page).screenshot({ path: file });
 		return file;
 	}
@@ -56,7 +62,15 @@ class Editor {
 		await this.page.mouse.move(5, 5);
 		const box = await locator.boundingBox();
 		const file = path.join(dir, `${name}.png`);
-		await this.page.screenshot({ path: file, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(height || box.height, box.height) } });
+		await this.page.screenshot({
+			path: file,
+			clip: {
+				x: box.x,
+				y: box.y,
+				width: box.width,
+				height: Math.min(height || box.height, box.height),
+			},
+		});
 		return file;
 	}
 
@@ -67,7 +81,10 @@ class Editor {
 	/** Opens a workflow on the canvas and waits for its nodes (or, for an empty one, the first-step button). */
 	async openWorkflow(workflowId, { empty = false } = {}) {
 		await this.goto(`/workflow/${workflowId}`);
-		await this.page.locator(empty ? '[data-test-id="canvas-add-button"]' : '[data-test-id="canvas-node"]').first().waitFor();
+		await this.page
+			.locator(empty ? '[data-test-id="canvas-add-button"]' : '[data-test-id="canvas-node"]')
+			.first()
+			.waitFor();
 	}
 
 	/** Opens a node's form (n8n's node details view) by its workflow's and its own ID, as a link to it does. */
@@ -100,7 +117,9 @@ class Editor {
 	/** The labels of the parameters the form shows, top to bottom (the node's settings tab left out). */
 	async labels() {
 		return await this.page.$$eval(`${PARAMETERS} label.n8n-input-label`, (labels) =>
-			labels.filter((l) => l.offsetParent !== null).map((l) => (l.querySelector('[class*="_title_"]') || l).innerText.trim()),
+			labels
+				.filter((l) => l.offsetParent !== null)
+				.map((l) => (l.querySelector('[class*="_title_"]') || l).innerText.trim()),
 		);
 	}
 
@@ -111,16 +130,27 @@ class Editor {
 				.filter((l) => l.offsetParent !== null)
 				.flatMap((l) => {
 					const title = l.querySelector('[class*="_title_"]') || l;
-					const cut = [title, ...title.querySelectorAll('*')].find((e) => e.scrollWidth > e.clientWidth + 1);
-					return cut ? [`"${title.innerText.trim()}" (${cut.scrollWidth}px of text in ${cut.clientWidth}px)`] : [];
+					const cut = [title, ...title.querySelectorAll('*')].find(
+						(e) => e.scrollWidth > e.clientWidth + 1,
+					);
+					return cut
+						? [`"${title.innerText.trim()}" (${cut.scrollWidth}px of text in ${cut.clientWidth}px)`]
+						: [];
 				}),
 		);
 	}
 
 	/** The notices the form shows (n8n's yellow boxes), as text. */
 	async notices() {
-		return await this.page.$$eval(`${PARAMETERS} .n8n-notice, ${PARAMETERS} [class*="notice"]`, (els) =>
-			[...new Set(els.filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => e.innerText.trim()))],
+		return await this.page.$$eval(
+			`${PARAMETERS} .n8n-notice, ${PARAMETERS} [class*="notice"]`,
+			(els) => [
+				...new Set(
+					els
+						.filter((e) => e.offsetParent !== null && e.innerText.trim())
+						.map((e) => e.innerText.trim()),
+				),
+			],
 		);
 	}
 
@@ -138,29 +168,54 @@ class Editor {
 		const t0 = Date.now();
 		for (;;) {
 			await this.input(name).locator('.el-select__wrapper, input').first().click();
-			if (await items.first().waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+			if (
+				await items
+					.first()
+					.waitFor({ timeout: 3000 })
+					.then(
+						() => true,
+						() => false,
+					)
+			)
+				break;
 			if (Date.now() - t0 > STEP_MS) throw new Error(`the list of "${name}" did not open`);
 		}
-		await this.page.waitForFunction(() => ![...document.querySelectorAll('.el-popper')].some((p) => p.offsetParent !== null && /Loading/.test(p.innerText)), undefined, {
-			timeout: STEP_MS,
-			polling: 200,
-		});
+		await this.page.waitForFunction(
+			() =>
+				![...document.querySelectorAll('.el-popper')].some(
+					(p) => p.offsetParent !== null && /Loading/.test(p.innerText),
+				),
+			undefined,
+			{
+				timeout: STEP_MS,
+				polling: 200,
+			},
+		);
 		return items;
 	}
 
 	/** Closes an open list (Escape) and waits until it is gone. */
 	async closeList() {
 		await this.page.keyboard.press('Escape');
-		await this.page.waitForFunction(() => ![...document.querySelectorAll('.el-popper .el-select-dropdown__item')].some((e) => e.offsetParent !== null), undefined, {
-			timeout: STEP_MS,
-			polling: 200,
-		});
+		await this.page.waitForFunction(
+			() =>
+				![...document.querySelectorAll('.el-popper .el-select-dropdown__item')].some(
+					(e) => e.offsetParent !== null,
+				),
+			undefined,
+			{
+				timeout: STEP_MS,
+				polling: 200,
+			},
+		);
 	}
 
 	/** Opens a parameter's list and returns the names it offers (as shown, one line each), then closes it. */
 	async optionsOf(name) {
 		const items = await this.openList(name);
-		const names = await items.evaluateAll((els) => els.map((e) => (e.querySelector('.option-headline') || e).innerText.trim()));
+		const names = await items.evaluateAll((els) =>
+			els.map((e) => (e.querySelector('.option-headline') || e).innerText.trim()),
+		);
 		await this.closeList();
 		return names;
 	}
@@ -179,7 +234,12 @@ class Editor {
 
 	/** Whether a switch (boolean parameter) is on. */
 	async switchedOn(name) {
-		return await this.input(name).locator('.el-switch, [role="switch"]').first().evaluate((e) => e.classList.contains('is-checked') || e.getAttribute('aria-checked') === 'true');
+		return await this.input(name)
+			.locator('.el-switch, [role="switch"]')
+			.first()
+			.evaluate(
+				(e) => e.classList.contains('is-checked') || e.getAttribute('aria-checked') === 'true',
+			);
 	}
 
 	/** Presses the node's own button in its form: Execute step, or Fetch Test Event of a trigger. */
@@ -193,7 +253,11 @@ class Editor {
 		await this.page.waitForFunction(
 			(selector) => {
 				const el = document.querySelector(selector);
-				return !!el && /\d+ items?|\bError\b|Problem in node|error/i.test(el.innerText) && !/Executing/i.test(el.innerText);
+				return (
+					!!el &&
+					/\d+ items?|\bError\b|Problem in node|error/i.test(el.innerText) &&
+					!/Executing/i.test(el.innerText)
+				);
 			},
 			`${NDV} [data-test-id="output-panel"]`,
 			{ timeout: STEP_MS, polling: 250 },

@@ -34,7 +34,8 @@ const WORK_DIR = path.join(REPO, '.e2e', 'editor');
 const SCREENSHOTS = path.join(WORK_DIR, 'screenshots');
 const README_IMAGES = path.join(REPO, 'docs', 'images');
 
-const log = (m) => console.log(`[editor ${((Date.now() - T0) / 1000).toFixed(0).padStart(3)}s] ${m}`);
+const log = (m) =>
+	console.log(`[editor ${((Date.now() - T0) / 1000).toFixed(0).padStart(3)}s] ${m}`);
 const T0 = Date.now();
 
 async function main() {
@@ -44,7 +45,9 @@ async function main() {
 	const procs = new srv.Processes({ log });
 	let sandbox;
 	let browser;
-	procs.handleSignals({ beforeExit: async () => browser && (await browser.close().catch(() => {})) });
+	procs.handleSignals({
+		beforeExit: async () => browser && (await browser.close().catch(() => {})),
+	});
 	let ok = false;
 	try {
 		fs.rmSync(WORK_DIR, { recursive: true, force: true });
@@ -57,34 +60,56 @@ async function main() {
 			await env.runNpm(['run', 'build', '--silent']);
 		}
 		const pkg = srv.snapshotPackage(REPO, path.join(WORK_DIR, 'package'));
-		const userFolder = env.prepareUserFolder(path.join(WORK_DIR, 'user-folder'), { repoRoot: pkg.dest });
+		const userFolder = env.prepareUserFolder(path.join(WORK_DIR, 'user-folder'), {
+			repoRoot: pkg.dest,
+		});
 
 		sandbox = await startSandbox({ ...DEV_SANDBOX_OPTIONS });
 		const sandboxOrigin = sandbox.origin;
 		log(`sandbox (dev data, both dialects) at ${sandboxOrigin}`);
 
 		const n8nEnv = env.n8nEnv(userFolder, { N8N_LOG_OUTPUT: 'console' });
-		const files = { credentials: path.join(WORK_DIR, 'credentials.json'), workflows: path.join(WORK_DIR, 'workflows') };
+		const files = {
+			credentials: path.join(WORK_DIR, 'credentials.json'),
+			workflows: path.join(WORK_DIR, 'workflows'),
+		};
 		fs.writeFileSync(files.credentials, JSON.stringify(devCredentialFiles(sandboxOrigin)));
 		fs.mkdirSync(files.workflows);
 		const workflows = editorWorkflows(sandbox);
-		for (const wf of Object.values(workflows)) fs.writeFileSync(path.join(files.workflows, `${wf.id}.json`), JSON.stringify(wf));
+		for (const wf of Object.values(workflows))
+			fs.writeFileSync(path.join(files.workflows, `${wf.id}.json`), JSON.stringify(wf));
 		for (const args of [
 			['import:credentials', `--input=${files.credentials}`],
 			['import:workflow', '--separate', `--input=${files.workflows}`],
 		]) {
 			const r = await srv.runN8nCommand({ procs, p, env: n8nEnv, args });
-			if (r.code !== 0) throw new Error(`n8n ${args[0]} failed (${r.code}):\n${r.output.slice(-3000)}`);
+			if (r.code !== 0)
+				throw new Error(`n8n ${args[0]} failed (${r.code}):\n${r.output.slice(-3000)}`);
 		}
 		log(`imported the dev credentials and ${Object.keys(workflows).length} workflows`);
 
 		const logFile = path.join(WORK_DIR, 'n8n.log');
-		const main = await srv.startN8n({ procs, p, role: 'main', env: n8nEnv, logFile, expectPackage: env.PACKAGE_NAME });
+		const main = await srv.startN8n({
+			procs,
+			p,
+			role: 'main',
+			env: n8nEnv,
+			logFile,
+			expectPackage: env.PACKAGE_NAME,
+		});
 		const { owner } = await srv.setupOwner(main.baseUrl);
 		log(`n8n ${env.N8N_VERSION} ready at ${main.baseUrl}`);
 
-		browser = await launchChromium(await chromium, { userDataDir: path.join(WORK_DIR, 'chromium-profile') });
-		const editor = new Editor({ browser, baseUrl: main.baseUrl, owner, screenshots: SCREENSHOTS, log });
+		browser = await launchChromium(await chromium, {
+			userDataDir: path.join(WORK_DIR, 'chromium-profile'),
+		});
+		const editor = new Editor({
+			browser,
+			baseUrl: main.baseUrl,
+			owner,
+			screenshots: SCREENSHOTS,
+			log,
+		});
 		await editor.open();
 		const context = {
 			editor,
@@ -95,7 +120,9 @@ async function main() {
 		};
 		let passed = 0;
 		let failed = 0;
-		for (const check of CHECKS.filter((c) => only.split('|').some((part) => c.name.includes(part)))) {
+		for (const check of CHECKS.filter((c) =>
+			only.split('|').some((part) => c.name.includes(part)),
+		)) {
 			const t = Date.now();
 			try {
 				await check.run(context);
@@ -105,13 +132,19 @@ async function main() {
 				failed += 1;
 				const shot = await editor.screenshot(`FAILED ${check.name}`).catch(() => undefined);
 				console.log(`FAIL ${check.name} (${((Date.now() - t) / 1000).toFixed(1)}s)`);
-				console.log(`      ${String((e && e.message) || e).split('\n').join('\n      ')}`);
+				console.log(
+					`      ${String((e && e.message) || e)
+						.split('\n')
+						.join('\n      ')}`,
+				);
 				if (shot) console.log(`      screenshot: ${path.relative(REPO, shot)}`);
 				// a failed check may leave a dialog open or the page elsewhere: the next starts from a fresh page
 				await editor.reset().catch(() => {});
 			}
 		}
-		console.log(`\nScreenshots: ${path.relative(REPO, SCREENSHOTS)}/ (${fs.readdirSync(SCREENSHOTS).length} files)`);
+		console.log(
+			`\nScreenshots: ${path.relative(REPO, SCREENSHOTS)}/ (${fs.readdirSync(SCREENSHOTS).length} files)`,
+		);
 		console.log(`${passed} passed, ${failed} failed`);
 		ok = failed === 0 && passed > 0;
 		log(`done in ${((Date.now() - T0) / 1000).toFixed(0)}s`);
@@ -124,7 +157,8 @@ async function main() {
 		if (ok && !keep) {
 			fs.rmSync(path.join(WORK_DIR, 'user-folder'), { recursive: true, force: true });
 			fs.rmSync(path.join(WORK_DIR, 'chromium-profile'), { recursive: true, force: true });
-		} else if (!ok) console.log(`n8n's log and user folder kept in ${path.relative(REPO, WORK_DIR)}/`);
+		} else if (!ok)
+			console.log(`n8n's log and user folder kept in ${path.relative(REPO, WORK_DIR)}/`);
 	}
 	process.exit(ok ? 0 : 1);
 }

@@ -41,21 +41,36 @@ function placed(nodes) {
 }
 
 function workflow(id, name, nodes, connections = {}) {
-	return { id, name, active: false, settings: { executionOrder: 'v1' }, nodes: placed(nodes), connections };
+	return {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: placed(nodes),
+		connections,
+	};
 }
 
 const main = (to) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
 
 function editorWorkflows(sandbox) {
 	// a contact whose stream has no note yet (the sandbox's demo data posts on some records)
-	const quiet = sandbox.store.create('Contact', { firstName: 'Quinn', lastName: 'Quiet', emailAddress: 'quinn.quiet@example.com' });
+	const quiet = sandbox.store.create('Contact', {
+		firstName: 'Quinn',
+		lastName: 'Quiet',
+		emailAddress: 'quinn.quiet@example.com',
+	});
 	const contactTypes = new Set(['record', 'relationship', 'stream']);
 	const forms = OPERATIONS.map(([resource, operation]) => ({
 		id: `form-${resource}-${operation}`,
 		name: `${resource} ${operation}`,
 		type: NODE,
 		typeVersion: 1.2,
-		parameters: { resource, operation, ...(contactTypes.has(resource) ? { entityType: 'Contact' } : {}) },
+		parameters: {
+			resource,
+			operation,
+			...(contactTypes.has(resource) ? { entityType: 'Contact' } : {}),
+		},
 		credentials: credential('espocrm'),
 	}));
 	return {
@@ -64,7 +79,13 @@ function editorWorkflows(sandbox) {
 			'rmsEditorForms01',
 			'Editor test: every form',
 			[
-				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
+				{
+					id: 'start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					parameters: {},
+				},
 				{
 					id: 'list-contacts',
 					name: 'List contacts',
@@ -87,7 +108,12 @@ function editorWorkflows(sandbox) {
 					name: 'Create a lead (field mapper)',
 					type: NODE,
 					typeVersion: 1.2,
-					parameters: { resource: 'record', operation: 'create', entityType: 'Lead', bodyMode: 'mapper' },
+					parameters: {
+						resource: 'record',
+						operation: 'create',
+						entityType: 'Lead',
+						bodyMode: 'mapper',
+					},
 					credentials: credential('espocrm'),
 				},
 				{
@@ -95,7 +121,11 @@ function editorWorkflows(sandbox) {
 					name: 'Send with attachments',
 					type: NODE,
 					typeVersion: 1.2,
-					parameters: { resource: 'email', operation: 'send', emailOptions: { attachments: 'data' } },
+					parameters: {
+						resource: 'email',
+						operation: 'send',
+						emailOptions: { attachments: 'data' },
+					},
 					credentials: credential('espocrm'),
 				},
 			],
@@ -105,7 +135,13 @@ function editorWorkflows(sandbox) {
 			'rmsEditorTools01',
 			'Editor test: tools of an AI agent',
 			[
-				{ id: 'agent', name: 'CRM assistant', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1, parameters: { promptType: 'define', text: 'Log the e-mail' } },
+				{
+					id: 'agent',
+					name: 'CRM assistant',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					parameters: { promptType: 'define', text: 'Log the e-mail' },
+				},
 				{
 					id: 'tool-new',
 					name: 'Create lead',
@@ -131,15 +167,33 @@ function editorWorkflows(sandbox) {
 						entityType: 'Contact',
 						limit: 3,
 						filterMode: 'conditions',
-						conditions: { condition: [{ attribute: 'emailAddress', operator: 'equals', value: "={{ $fromAI('email', 'The e-mail address', 'string') }}" }] },
+						conditions: {
+							condition: [
+								{
+									attribute: 'emailAddress',
+									operator: 'equals',
+									value: "={{ $fromAI('email', 'The e-mail address', 'string') }}",
+								},
+							],
+						},
 					},
 					credentials: credential('espocrm'),
 				},
 			],
-			{ 'Create lead': { ai_tool: [[{ node: 'CRM assistant', type: 'ai_tool', index: 0 }]] }, 'Find contact': { ai_tool: [[{ node: 'CRM assistant', type: 'ai_tool', index: 0 }]] } },
+			{
+				'Create lead': { ai_tool: [[{ node: 'CRM assistant', type: 'ai_tool', index: 0 }]] },
+				'Find contact': { ai_tool: [[{ node: 'CRM assistant', type: 'ai_tool', index: 0 }]] },
+			},
 		),
 		triggers: workflow('rmsEditorTrigger', 'Editor test: triggers', [
-			{ id: 'trigger-created', name: 'New contact', type: TRIGGER, typeVersion: 1, parameters: { entityType: 'Contact', event: 'created' }, credentials: credential('espocrm') },
+			{
+				id: 'trigger-created',
+				name: 'New contact',
+				type: TRIGGER,
+				typeVersion: 1,
+				parameters: { entityType: 'Contact', event: 'created' },
+				credentials: credential('espocrm'),
+			},
 			{
 				id: 'trigger-stream-standard',
 				name: 'New note, Standard server',

@@ -16,10 +16,25 @@ function credentialFiles(origin, keys) {
 	const base = { baseUrl: origin, server: 'espocrm', ignoreSslIssues: false };
 	const data = {
 		apiKey: { ...base, authentication: 'apiKey', apiKey: keys.apiKey.apiKey },
-		hmac: { ...base, authentication: 'hmac', apiKey: keys.hmac.apiKey, secretKey: keys.hmac.secretKey },
-		basic: { ...base, authentication: 'basic', username: keys.admin.username, password: keys.admin.password },
+		hmac: {
+			...base,
+			authentication: 'hmac',
+			apiKey: keys.hmac.apiKey,
+			secretKey: keys.hmac.secretKey,
+		},
+		basic: {
+			...base,
+			authentication: 'basic',
+			username: keys.admin.username,
+			password: keys.admin.password,
+		},
 	};
-	return Object.entries(CREDENTIALS).map(([k, c]) => ({ id: c.id, name: c.name, type: 'recordManagementServiceApi', data: data[k] }));
+	return Object.entries(CREDENTIALS).map(([k, c]) => ({
+		id: c.id,
+		name: c.name,
+		type: 'recordManagementServiceApi',
+		data: data[k],
+	}));
 }
 
 module.exports = { CREDENTIALS, credentialFiles };

@@ -111,7 +111,11 @@ function espoView(espo, from, wf) {
 		/** requests EspoCRM served during this execution: {status, ms, method, path (after /api/v1), rawQuery, url, reason} */
 		requests,
 		find: (method, p) =>
-			requests.filter((r) => (!method || r.method === method) && (!p || (p instanceof RegExp ? p.test(r.path) : r.path === p))),
+			requests.filter(
+				(r) =>
+					(!method || r.method === method) &&
+					(!p || (p instanceof RegExp ? p.test(r.path) : r.path === p)),
+			),
 		runJob: espo.runJob,
 		/** query(sql): rows of EspoCRM's database; tree: the EspoCRM folder (data/upload/<attachment id> holds files) */
 		query: espo.query,
@@ -134,7 +138,9 @@ async function main() {
 	const release = await espocrm.releaseOrSkip('npm run test:espocrm', { log });
 	if (!release) return 0;
 	if (WITHOUT_ALLOW_LISTS && versionNumber(release.version) < versionNumber('9.3.2')) {
-		console.log(`npm run test:espocrm: skipped, ESPOCRM_ALLOW_LISTS=off tests EspoCRM 9.3.2 and later (webhookAllowedAddressList), not ${release.version}`);
+		console.log(
+			`npm run test:espocrm: skipped, ESPOCRM_ALLOW_LISTS=off tests EspoCRM 9.3.2 and later (webhookAllowedAddressList), not ${release.version}`,
+		);
 		return 0;
 	}
 
@@ -143,7 +149,13 @@ async function main() {
 	const webhookPort = await env.freePort();
 	let espo;
 	const espoReady = espocrm
-		.startEspo({ instance: 'test', fresh: true, log, release, webhookAddresses: [`127.0.0.1:${webhookPort}`] })
+		.startEspo({
+			instance: 'test',
+			fresh: true,
+			log,
+			release,
+			webhookAddresses: [`127.0.0.1:${webhookPort}`],
+		})
 		.then((e) => (espo = e));
 	espoReady.catch(() => {}); // awaited in start()
 
@@ -170,23 +182,35 @@ async function main() {
 			saveOutput: true,
 			isolatePackage: true,
 			importOnly: [webhookPhase.workflow],
-			phases: WITHOUT_ALLOW_LISTS ? [phaseWithEspo(webhookRefusedPhase, () => espo)] : [
-				// After the workflows: its search tests create Contacts, which workflows such as 01 and 17 count.
-				{
-					name: formsPhase.name,
-					afterWorkflows: true,
-					run: ({ log: say }) => formsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
-				},
-				// After the workflows and the forms phase: its inbox creates Contacts and Leads, which the forms phase's
-				// searches compare between two reads.
-				{
-					name: agentsPhase.name,
-					afterWorkflows: true,
-					after: formsPhase.name,
-					run: ({ log: say }) => agentsPhase.run({ origin: espo.origin, credentials: credentialFiles(espo.origin, espo.keys), log: say }),
-				},
-				phaseWithEspo(webhookPhase, () => espo, { port: webhookPort }),
-			],
+			phases: WITHOUT_ALLOW_LISTS
+				? [phaseWithEspo(webhookRefusedPhase, () => espo)]
+				: [
+						// After the workflows: its search tests create Contacts, which workflows such as 01 and 17 count.
+						{
+							name: formsPhase.name,
+							afterWorkflows: true,
+							run: ({ log: say }) =>
+								formsPhase.run({
+									origin: espo.origin,
+									credentials: credentialFiles(espo.origin, espo.keys),
+									log: say,
+								}),
+						},
+						// After the workflows and the forms phase: its inbox creates Contacts and Leads, which the forms phase's
+						// searches compare between two reads.
+						{
+							name: agentsPhase.name,
+							afterWorkflows: true,
+							after: formsPhase.name,
+							run: ({ log: say }) =>
+								agentsPhase.run({
+									origin: espo.origin,
+									credentials: credentialFiles(espo.origin, espo.keys),
+									log: say,
+								}),
+						},
+						phaseWithEspo(webhookPhase, () => espo, { port: webhookPort }),
+					],
 			async start() {
 				await espoReady;
 				first = mark();
@@ -200,7 +224,12 @@ async function main() {
 						const mail = espo.smtp.messages.slice(from.mail);
 						return [
 							`      EspoCRM served ${reqs.length} request(s):`,
-							...reqs.slice(0, 40).map((q) => `        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`),
+							...reqs
+								.slice(0, 40)
+								.map(
+									(q) =>
+										`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
+								),
 							`      the SMTP sink received ${mail.length} message(s)${mail.length ? ':' : ''}`,
 							...mail.map((m) => `        to ${m.to.join(', ')}: ${m.subject}`),
 						];
@@ -240,7 +269,15 @@ function phaseWithEspo(phase, espoOf, { port } = {}) {
 		name: phase.name,
 		run: (ctx) => {
 			const espo = espoOf();
-			return phase.run({ ...ctx, port, espo: { ...espo, mark: () => logSize(espo.logs.php), requests: (from) => readRequests(espo.logs.php, from) } });
+			return phase.run({
+				...ctx,
+				port,
+				espo: {
+					...espo,
+					mark: () => logSize(espo.logs.php),
+					requests: (from) => readRequests(espo.logs.php, from),
+				},
+			});
 		},
 	};
 }

@@ -6,7 +6,12 @@
  * credential store) is reproduced here after n8n's CLI (`packages/cli/src/credentials-helper.ts`): nothing of
  * the node, of the HTTP layer or of n8n's helpers is stubbed.
  */
-import { CredentialTestContext, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import {
+	CredentialTestContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import { NodeExecutionContext } from 'n8n-core/dist/execution-engine/node-execution-context/node-execution-context';
 import type {
 	IBinaryKeyData,
@@ -31,7 +36,13 @@ import type {
 	IRequestOptionsSimplified,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Expression, ICredentialsHelper, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
+import {
+	Expression,
+	ICredentialsHelper,
+	NodeConnectionTypes,
+	NodeHelpers,
+	Workflow,
+} from 'n8n-workflow';
 
 import { RecordManagementServiceApi } from '../../credentials/RecordManagementServiceApi.credentials';
 import { RecordManagementService } from '../../nodes/RecordManagementService/RecordManagementService.node';
@@ -41,8 +52,10 @@ import { RecordManagementServiceWebhookTrigger } from '../../nodes/RecordManagem
 export const NODE_TYPE = 'n8n-nodes-record-management-service.recordManagementService';
 /** The type n8n makes of a `usableAsTool` node for AI agents (its name with "Tool" at the end). */
 export const TOOL_NODE_TYPE = `${NODE_TYPE}Tool`;
-export const POLL_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceTrigger';
-export const WEBHOOK_TRIGGER_TYPE = 'n8n-nodes-record-management-service.recordManagementServiceWebhookTrigger';
+export const POLL_TRIGGER_TYPE =
+	'n8n-nodes-record-management-service.recordManagementServiceTrigger';
+export const WEBHOOK_TRIGGER_TYPE =
+	'n8n-nodes-record-management-service.recordManagementServiceWebhookTrigger';
 export const CREDENTIAL_TYPE = 'recordManagementServiceApi';
 const INPUT_NODE_TYPE = 'test.input';
 
@@ -60,7 +73,9 @@ class TestInput implements INodeType {
 		defaults: { name: 'Input' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+		properties: [
+			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' },
+		] as INodeProperties[],
 	} as INodeType['description'];
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -70,8 +85,14 @@ class TestInput implements INodeType {
 				items.map(async ({ $binary, ...json }) => {
 					if (!$binary) return { json };
 					const binary: IBinaryKeyData = {};
-					for (const [field, file] of Object.entries($binary as Record<string, { base64: string; fileName?: string; mimeType?: string }>)) {
-						binary[field] = await this.helpers.prepareBinaryData(Buffer.from(file.base64, 'base64'), file.fileName, file.mimeType);
+					for (const [field, file] of Object.entries(
+						$binary as Record<string, { base64: string; fileName?: string; mimeType?: string }>,
+					)) {
+						binary[field] = await this.helpers.prepareBinaryData(
+							Buffer.from(file.base64, 'base64'),
+							file.fileName,
+							file.mimeType,
+						);
 					}
 					return { json, binary };
 				}),
@@ -86,7 +107,11 @@ class TestInput implements INodeType {
  * argument from the input item, as n8n's engine does when no agent ran before.
  */
 function asToolType(node: RecordManagementService): INodeType {
-	node.description = { ...node.description, name: `${node.description.name}Tool`, displayName: `${node.description.displayName} Tool` };
+	node.description = {
+		...node.description,
+		name: `${node.description.name}Tool`,
+		displayName: `${node.description.displayName} Tool`,
+	};
 	return node;
 }
 
@@ -103,7 +128,8 @@ export class NodeTypes implements INodeTypes {
 		return this.types[name];
 	}
 
-	getByNameAndVersion(name: string): INodeType {
+	/** One class serves every version of a node (n8n's light versioning): the version is the node's to read. */
+	getByNameAndVersion(name: string, _version?: number): INodeType {
 		return this.types[name];
 	}
 
@@ -161,7 +187,8 @@ class CredentialsHelper extends ICredentialsHelper {
 		_typeName: string,
 		requestOptions: IHttpRequestOptions | IRequestOptionsSimplified,
 	): Promise<IHttpRequestOptions> {
-		if (typeof credentialType.authenticate !== 'function') throw new Error('expected an authenticate function');
+		if (typeof credentialType.authenticate !== 'function')
+			throw new Error('expected an authenticate function');
 		return await credentialType.authenticate(credentials, requestOptions as IHttpRequestOptions);
 	}
 
@@ -182,7 +209,10 @@ class CredentialsHelper extends ICredentialsHelper {
 		if (output[expirable.name] === undefined) return undefined;
 		const details = node.credentials?.[CREDENTIAL_TYPE];
 		if (!details?.id) return undefined;
-		await this.store.save(details.id, { ...this.store.get(details.id), ...(output as ICredentialDataDecryptedObject) });
+		await this.store.save(details.id, {
+			...this.store.get(details.id),
+			...(output as ICredentialDataDecryptedObject),
+		});
 		return Object.assign(credentials, output);
 	}
 
@@ -281,7 +311,9 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		name: 'Test',
 		nodes,
 		connections: {
-			Input: { main: [[{ node: 'Record Management Service', type: NodeConnectionTypes.Main, index: 0 }]] },
+			Input: {
+				main: [[{ node: 'Record Management Service', type: NodeConnectionTypes.Main, index: 0 }]],
+			},
 		},
 		active: false,
 		nodeTypes: new NodeTypes(),
@@ -290,7 +322,8 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 
 	const run = await executeWorkflow(workflow, options.store);
 
-	const taskData: ITaskData | undefined = run.data.resultData.runData['Record Management Service']?.[0];
+	const taskData: ITaskData | undefined =
+		run.data.resultData.runData['Record Management Service']?.[0];
 	const items = (taskData?.data?.main?.[0] ?? []) as INodeExecutionData[];
 	const error = (taskData?.error ?? undefined) as RunResult['error'];
 	return { items, json: items.map((item) => item.json), error, run };
@@ -374,10 +407,18 @@ export async function loadFormList(
 	const context = new LoadOptionsContext(
 		workflow,
 		workflow.getNode(node.name)!,
-		additionalDataFor(store, undefined, undefined, workflow.getNode(node.name)!.parameters as IDataObject),
+		additionalDataFor(
+			store,
+			undefined,
+			undefined,
+			workflow.getNode(node.name)!.parameters as IDataObject,
+		),
 		`parameters.${method}`,
 	);
-	const methods = (nodeTypes.getByNameAndVersion(NODE_TYPE).methods ?? {}) as Record<string, Record<string, Function>>;
+	const methods = (nodeTypes.getByNameAndVersion(NODE_TYPE).methods ?? {}) as Record<
+		string,
+		Record<string, Function>
+	>;
 	return await methods[kind][method].call(context, ...args);
 }
 
@@ -386,19 +427,35 @@ export async function loadFormList(
  * the credential type has no `test` request, so n8n calls the function the node names in `testedBy`, in a
  * CredentialTestContext, with the decrypted credential.
  */
-export async function testCredential(store: CredentialStore, credentialId = 'rms'): Promise<{ status: 'OK' | 'Error'; message: string }> {
+export async function testCredential(
+	store: CredentialStore,
+	credentialId = 'rms',
+): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const nodeType = new RecordManagementService();
-	const testedBy = nodeType.description.credentials?.find((credential) => credential.name === CREDENTIAL_TYPE)?.testedBy;
-	if (typeof testedBy !== 'string' || credentialType.test) throw new Error('expected the credential to be tested by the node');
+	const testedBy = nodeType.description.credentials?.find(
+		(credential) => credential.name === CREDENTIAL_TYPE,
+	)?.testedBy;
+	if (typeof testedBy !== 'string' || credentialType.test)
+		throw new Error('expected the credential to be tested by the node');
 	const additionalData = additionalDataFor(store);
 	const decrypted: ICredentialsDecrypted = {
 		id: credentialId,
 		name: 'Sandbox',
 		type: CREDENTIAL_TYPE,
-		data: await additionalData.credentialsHelper.getDecrypted(additionalData, { id: credentialId, name: 'Sandbox' }, CREDENTIAL_TYPE, 'internal'),
+		data: await additionalData.credentialsHelper.getDecrypted(
+			additionalData,
+			{ id: credentialId, name: 'Sandbox' },
+			CREDENTIAL_TYPE,
+			'internal',
+		),
 	};
-	const test = (nodeType.methods.credentialTest as Record<string, ICredentialTestFunction>)[testedBy];
-	return (await test.call(new CredentialTestContext(additionalData), decrypted)) as { status: 'OK' | 'Error'; message: string };
+	const test = (nodeType.methods.credentialTest as Record<string, ICredentialTestFunction>)[
+		testedBy
+	];
+	return (await test.call(new CredentialTestContext(additionalData), decrypted)) as {
+		status: 'OK' | 'Error';
+		message: string;
+	};
 }
 
 /**
@@ -406,13 +463,16 @@ export async function testCredential(store: CredentialStore, credentialId = 'rms
  * through `resolveSimpleParameterValue`, which evaluates the ones that are expressions (they start with "=").
  * The spy passes every call through unchanged.
  */
-export async function countEvaluations<T>(work: () => Promise<T>): Promise<{ result: T; evaluations: Map<string, number> }> {
+export async function countEvaluations<T>(
+	work: () => Promise<T>,
+): Promise<{ result: T; evaluations: Map<string, number> }> {
 	const spy = jest.spyOn(Expression.prototype, 'resolveSimpleParameterValue');
 	try {
 		const result = await work();
 		const evaluations = new Map<string, number>();
 		for (const [value] of spy.mock.calls) {
-			if (typeof value === 'string' && value.startsWith('=')) evaluations.set(value, (evaluations.get(value) ?? 0) + 1);
+			if (typeof value === 'string' && value.startsWith('='))
+				evaluations.set(value, (evaluations.get(value) ?? 0) + 1);
 		}
 		return { result, evaluations };
 	} finally {
@@ -423,10 +483,14 @@ export async function countEvaluations<T>(work: () => Promise<T>): Promise<{ res
 /**
  * Counts the parameters this package's node reads through n8n's getNodeParameter while `work` runs, by name (each
  * read resolves the value: expressions, defaults, the parameter's type). The node reads what it can as saved
- * (shared/item.ts). The spy passes every call through unchanged.
+ * (shared/item/item.ts). The spy passes every call through unchanged.
  */
-export async function countParameterReads<T>(work: () => Promise<T>): Promise<{ result: T; reads: Map<string, number> }> {
-	const prototype = NodeExecutionContext.prototype as unknown as { _getNodeParameter: (name: string) => unknown };
+export async function countParameterReads<T>(
+	work: () => Promise<T>,
+): Promise<{ result: T; reads: Map<string, number> }> {
+	const prototype = NodeExecutionContext.prototype as unknown as {
+		_getNodeParameter: (name: string) => unknown;
+	};
 	const spy = jest.spyOn(prototype, '_getNodeParameter');
 	try {
 		const result = await work();

@@ -19,13 +19,19 @@ class QuietEnvironment extends TestEnvironment {
 	/** Jest sets the test file's console after the environment is made: it is replaced when the tests start. */
 	keepConsole() {
 		if (process.env.RMS_TEST_LOGS || this.global.console.__kept) return;
-		const keep = (/** @type {string} */ level) => (/** @type {unknown[]} */ ...args) => {
-			this.kept.push(`[${level}] ${args.map((arg) => (typeof arg === 'string' ? arg : safeInspect(arg))).join(' ')}`);
-		};
+		const keep =
+			(/** @type {string} */ level) =>
+			(/** @type {unknown[]} */ ...args) => {
+				this.kept.push(
+					`[${level}] ${args.map((arg) => (typeof arg === 'string' ? arg : safeInspect(arg))).join(' ')}`,
+				);
+			};
 		const quiet = Object.create(this.global.console);
 		for (const level of ['log', 'info', 'warn', 'error', 'debug']) quiet[level] = keep(level);
 		// n8n's logger (winston) writes to the console's streams directly when it finds them.
-		quiet._stdout = { write: (/** @type {unknown} */ chunk) => this.kept.push(String(chunk).trimEnd()) };
+		quiet._stdout = {
+			write: (/** @type {unknown} */ chunk) => this.kept.push(String(chunk).trimEnd()),
+		};
 		quiet._stderr = quiet._stdout;
 		quiet.__kept = true;
 		this.global.console = quiet;
@@ -35,8 +41,15 @@ class QuietEnvironment extends TestEnvironment {
 	handleTestEvent(event) {
 		if (event.name === 'run_start' || event.name === 'test_start') this.keepConsole();
 		if (event.name === 'test_start') this.kept = [];
-		if (event.name === 'test_done' && event.test && event.test.errors.length > 0 && this.kept.length > 0) {
-			process.stderr.write(`\nWhat n8n logged during "${event.test.name}":\n${this.kept.join('\n')}\n`);
+		if (
+			event.name === 'test_done' &&
+			event.test &&
+			event.test.errors.length > 0 &&
+			this.kept.length > 0
+		) {
+			process.stderr.write(
+				`\nWhat n8n logged during "${event.test.name}":\n${this.kept.join('\n')}\n`,
+			);
 		}
 	}
 }

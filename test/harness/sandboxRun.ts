@@ -14,17 +14,33 @@ export type Scheme = 'apiKey' | 'basic' | 'oAuth2ClientCredentials' | 'hmac';
 let clients = 0;
 
 /** Credential values for a scheme against the sandbox, as a user would fill the form. */
-export function credentialFor(sandbox: Sandbox, scheme: Scheme = 'apiKey', server: 'standard' | 'espocrm' = 'standard') {
+export function credentialFor(
+	sandbox: Sandbox,
+	scheme: Scheme = 'apiKey',
+	server: 'standard' | 'espocrm' = 'standard',
+) {
 	const common = { baseUrl: sandbox.origin, server, authentication: scheme };
 	switch (scheme) {
 		case 'basic':
-			return { ...common, username: SANDBOX_CREDENTIALS.username, password: SANDBOX_CREDENTIALS.password };
+			return {
+				...common,
+				username: SANDBOX_CREDENTIALS.username,
+				password: SANDBOX_CREDENTIALS.password,
+			};
 		case 'oAuth2ClientCredentials':
 			// A client of its own per credential: n8n processes share a token just issued for a client (for 10 s), and a
 			// test that counts tokens must not get the one an earlier test was issued.
-			return { ...common, clientId: `${SANDBOX_CREDENTIALS.clientId}-${++clients}`, clientSecret: SANDBOX_CREDENTIALS.clientSecret };
+			return {
+				...common,
+				clientId: `${SANDBOX_CREDENTIALS.clientId}-${++clients}`,
+				clientSecret: SANDBOX_CREDENTIALS.clientSecret,
+			};
 		case 'hmac':
-			return { ...common, apiKey: SANDBOX_CREDENTIALS.hmacApiKey, secretKey: SANDBOX_CREDENTIALS.hmacSecret };
+			return {
+				...common,
+				apiKey: SANDBOX_CREDENTIALS.hmacApiKey,
+				secretKey: SANDBOX_CREDENTIALS.hmacSecret,
+			};
 		default:
 			return { ...common, apiKey: SANDBOX_CREDENTIALS.apiKey };
 	}
@@ -58,10 +74,14 @@ export function useSandbox(options: SandboxOptions & { dialect?: Dialect } = {})
 		bed.use();
 	});
 	bed.use = (scheme = 'apiKey', server = 'standard', overrides = {}) => {
-		bed.store.set('rms', { ...credentialFor(bed.sandbox, scheme, server), ...overrides } as IDataObject as never);
+		bed.store.set('rms', {
+			...credentialFor(bed.sandbox, scheme, server),
+			...overrides,
+		} as IDataObject as never);
 	};
 	bed.run = async (parameters, items, runOptions = {}) =>
 		await runNode({ parameters, items, store: bed.store, ...runOptions });
-	bed.received = (method) => bed.sandbox.requests.filter((request) => !method || request.method === method);
+	bed.received = (method) =>
+		bed.sandbox.requests.filter((request) => !method || request.method === method);
 	return bed;
 }

@@ -7,15 +7,34 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HookContext, PollContext, WebhookContext } from 'n8n-core';
-import type { IDataObject, INode, INodeExecutionData, INodeType, IWebhookData, IWebhookResponseData, WorkflowExecuteMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWebhookResponseData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, NodeTypes, POLL_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, additionalDataFor } from './engine';
+import {
+	CREDENTIAL_TYPE,
+	NodeTypes,
+	POLL_TRIGGER_TYPE,
+	WEBHOOK_TRIGGER_TYPE,
+	additionalDataFor,
+} from './engine';
 import type { CredentialStore } from './engine';
 
 const nodeTypes = new NodeTypes();
 
-function workflowOf(type: string, parameters: IDataObject, staticData: IDataObject, timezone = 'UTC') {
+function workflowOf(
+	type: string,
+	parameters: IDataObject,
+	staticData: IDataObject,
+	timezone = 'UTC',
+) {
 	const node: INode = {
 		id: 'trigger',
 		name: 'Trigger',
@@ -46,14 +65,18 @@ export function pollingTrigger(store: CredentialStore, parameters: IDataObject, 
 	const staticData: IDataObject = {};
 	const activate = (mode: WorkflowExecuteMode) => {
 		const { workflow, node } = workflowOf(POLL_TRIGGER_TYPE, parameters, staticData, timezone);
-		return { workflow, context: new PollContext(workflow, node, additionalDataFor(store), mode, 'activate') };
+		return {
+			workflow,
+			context: new PollContext(workflow, node, additionalDataFor(store), mode, 'activate'),
+		};
 	};
 	let activation: ReturnType<typeof activate> | undefined;
 	return {
 		staticData,
 		/** One poll; 'manual' is the editor's "Fetch Test Event". */
 		async poll(mode: WorkflowExecuteMode = 'trigger'): Promise<IDataObject[] | null> {
-			const { workflow, context } = mode === 'manual' ? activate(mode) : (activation ??= activate(mode));
+			const { workflow, context } =
+				mode === 'manual' ? activate(mode) : (activation ??= activate(mode));
 			const type = nodeTypes.getByNameAndVersion(POLL_TRIGGER_TYPE) as INodeType;
 			const output = await type.poll!.call(context);
 			// n8n saves the static data when the poll changed it (it commits it with the emitted items).
@@ -81,7 +104,9 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
 			// The node answers a delivery before it has read the records: tests wait for the whole handling.
-			const done = handle(request, response, Buffer.concat(chunks)).finally(() => handling.delete(done));
+			const done = handle(request, response, Buffer.concat(chunks)).finally(() =>
+				handling.delete(done),
+			);
 			handling.add(done);
 		});
 	});
@@ -104,13 +129,22 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 		return { workflow, node, additionalData, type, webhookData };
 	};
 	const keep = (workflow: Workflow) => {
-		if (workflow.staticData.__dataChanged) Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
+		if (workflow.staticData.__dataChanged)
+			Object.assign(staticData, JSON.parse(JSON.stringify(workflow.staticData)));
 	};
 
-	async function handle(request: http.IncomingMessage, response: http.ServerResponse, body: Buffer) {
+	async function handle(
+		request: http.IncomingMessage,
+		response: http.ServerResponse,
+		body: Buffer,
+	) {
 		const { workflow, node, additionalData, type, webhookData } = contextParts();
 		// What n8n's body parser and Express add to the request and the response.
-		Object.assign(request, { rawBody: body, readRawBody: async () => undefined, body: safeJson(body) });
+		Object.assign(request, {
+			rawBody: body,
+			readRawBody: async () => undefined,
+			body: safeJson(body),
+		});
 		const express = Object.assign(response, {
 			status(code: number) {
 				response.statusCode = code;
@@ -121,7 +155,15 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 		additionalData.httpRequest = request as never;
 		additionalData.httpResponse = express as never;
 		try {
-			const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
+			const context = new WebhookContext(
+				workflow,
+				node,
+				additionalData,
+				'webhook',
+				webhookData,
+				[],
+				null,
+			);
 			const result: IWebhookResponseData = await type.webhook!.call(context);
 			if (result.workflowData) started.push(result.workflowData[0].map((item) => item.json));
 			if (!result.noWebhookResponse) {
@@ -137,7 +179,14 @@ export async function webhookTrigger(store: CredentialStore, parameters: IDataOb
 
 	async function hook(method: 'checkExists' | 'create' | 'delete') {
 		const { workflow, node, additionalData, type, webhookData } = contextParts();
-		const context = new HookContext(workflow, node, additionalData, 'trigger', 'activate', webhookData);
+		const context = new HookContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			'activate',
+			webhookData,
+		);
 		const result = await type.webhookMethods!.default![method]!.call(context);
 		keep(workflow);
 		return result;

@@ -17,7 +17,13 @@ function devCredentialFiles(sandboxOrigin) {
 	return Object.entries(DEV_CREDENTIALS).map(([server, c]) => ({
 		...c,
 		type: 'recordManagementServiceApi',
-		data: { baseUrl: sandboxOrigin, server, authentication: 'apiKey', apiKey: S.apiKey, ignoreSslIssues: false },
+		data: {
+			baseUrl: sandboxOrigin,
+			server,
+			authentication: 'apiKey',
+			apiKey: S.apiKey,
+			ignoreSslIssues: false,
+		},
 	}));
 }
 

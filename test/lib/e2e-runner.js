@@ -69,13 +69,18 @@ function parseRun(stdout) {
 function errorText(res) {
 	const all = `${res.stdout}\n${res.stderr}`;
 	const lines = all.split('\n').filter((l) => l.trim());
-	const i = lines.findIndex((l) => /Execution was NOT successful|Error executing workflow|error/i.test(l));
+	const i = lines.findIndex((l) =>
+		/Execution was NOT successful|Error executing workflow|error/i.test(l),
+	);
 	return (i >= 0 ? lines.slice(i, i + 25) : lines.slice(-25)).join('\n');
 }
 
 /** n8n's own words for some failures say little: what they usually mean. */
 function hint(res) {
-	if (/No active execution found/.test(`${res.stdout}\n${res.stderr}`) && !/Execution was NOT successful/.test(res.stdout))
+	if (
+		/No active execution found/.test(`${res.stdout}\n${res.stderr}`) &&
+		!/Execution was NOT successful/.test(res.stdout)
+	)
 		return '\n(n8n refused to start the workflow: usually a node parameter that the node as built does not accept: a required one missing (saved under another name) or a value of another shape)';
 	return '';
 }
@@ -88,7 +93,10 @@ function hint(res) {
 function makeResult(name, run, res, { runNumber = 1, runs = 1 } = {}) {
 	const runData = (run && run.data && run.data.resultData && run.data.resultData.runData) || {};
 	const nodeRuns = (node) => {
-		if (!runData[node]) throw new assert.AssertionError({ message: `node "${node}" did not run (ran: ${Object.keys(runData).join(', ')})` });
+		if (!runData[node])
+			throw new assert.AssertionError({
+				message: `node "${node}" did not run (ran: ${Object.keys(runData).join(', ')})`,
+			});
 		return runData[node];
 	};
 	return {
@@ -129,13 +137,15 @@ function makeResult(name, run, res, { runNumber = 1, runs = 1 } = {}) {
 
 /** package.json and dist/ copied to `dir` (modules such as n8n-workflow still resolve from the repository's node_modules above it). */
 function copyPackage(pkg, dir) {
-	if (path.relative(REPO, dir).startsWith('..')) throw new Error(`${dir} must be inside the repository (module resolution)`);
+	if (path.relative(REPO, dir).startsWith('..'))
+		throw new Error(`${dir} must be inside the repository (module resolution)`);
 	fs.rmSync(dir, { recursive: true, force: true });
 	fs.mkdirSync(dir, { recursive: true });
 	fs.copyFileSync(path.join(REPO, 'package.json'), path.join(dir, 'package.json'));
 	fs.cpSync(path.join(REPO, 'dist'), path.join(dir, 'dist'), { recursive: true });
 	for (const f of [...pkg.n8n.nodes, ...pkg.n8n.credentials])
-		if (!fs.existsSync(path.join(dir, f))) throw new Error(`${f} is missing in the copy of the package (a build running meanwhile?)`);
+		if (!fs.existsSync(path.join(dir, f)))
+			throw new Error(`${f} is missing in the copy of the package (a build running meanwhile?)`);
 	return dir;
 }
 
@@ -147,12 +157,14 @@ function loadWorkflows(workflowDir, only, { allowNone = false } = {}) {
 		.map((f) => f.slice(0, -5))
 		.filter((n) => n.includes(only))
 		.sort();
-	if (!names.length && !allowNone) throw new Error(`no workflows in ${workflowDir}${only ? ` matching "${only}"` : ''}`);
+	if (!names.length && !allowNone)
+		throw new Error(`no workflows in ${workflowDir}${only ? ` matching "${only}"` : ''}`);
 	return names.map((name) => {
 		const wf = JSON.parse(fs.readFileSync(path.join(workflowDir, `${name}.json`), 'utf8'));
 		if (!wf.id) throw new Error(`${name}.json has no "id" (n8n import:workflow needs one)`);
 		const checkFile = path.join(workflowDir, `${name}.check.js`);
-		if (!fs.existsSync(checkFile)) throw new Error(`${name}.json has no ${name}.check.js beside it`);
+		if (!fs.existsSync(checkFile))
+			throw new Error(`${name}.json has no ${name}.check.js beside it`);
 		return { name, id: wf.id, checkFile, json: wf, state: {} };
 	});
 }
@@ -166,14 +178,18 @@ function loadWorkflows(workflowDir, only, { allowNone = false } = {}) {
 function manualTriggerFirst(json) {
 	const manual = (n) => n.type === 'n8n-nodes-base.manualTrigger';
 	if (!json.nodes.some(manual)) return json;
-	return { ...json, nodes: [...json.nodes.filter(manual), ...json.nodes.filter((n) => !manual(n))] };
+	return {
+		...json,
+		nodes: [...json.nodes.filter(manual), ...json.nodes.filter((n) => !manual(n))],
+	};
 }
 
 /** How often a check module wants its workflow run (`module.exports.runs`, default 1). */
 function runsOf(checkFile) {
 	const runs = require(checkFile).runs;
 	if (runs === undefined) return 1;
-	if (!Number.isInteger(runs) || runs < 1) throw new Error(`${checkFile}: module.exports.runs must be a whole number of at least 1`);
+	if (!Number.isInteger(runs) || runs < 1)
+		throw new Error(`${checkFile}: module.exports.runs must be a whole number of at least 1`);
 	return runs;
 }
 
@@ -226,9 +242,16 @@ async function runE2E(options) {
 	const t0 = Date.now();
 
 	// what will run: known before anything long starts
-	const chosenExtra = extraWorkflows.filter((w) => w.name.includes(only)).map((w) => ({ state: {}, ...w, id: w.json.id }));
+	const chosenExtra = extraWorkflows
+		.filter((w) => w.name.includes(only))
+		.map((w) => ({ state: {}, ...w, id: w.json.id }));
 	const chosenPhases = phases.filter((ph) => ph.name.includes(only));
-	const workflows = [...loadWorkflows(workflowDir, only, { allowNone: chosenExtra.length + chosenPhases.length > 0 }), ...chosenExtra];
+	const workflows = [
+		...loadWorkflows(workflowDir, only, {
+			allowNone: chosenExtra.length + chosenPhases.length > 0,
+		}),
+		...chosenExtra,
+	];
 	for (const wf of workflows) {
 		if (!wf.id) throw new Error(`${wf.name} has no "id" (n8n import:workflow needs one)`);
 		wf.runs = runsOf(wf.checkFile);
@@ -288,7 +311,10 @@ async function runE2E(options) {
 			const creds = server.credentials;
 			fs.writeFileSync(path.join(importDir, 'credentials.json'), JSON.stringify(creds, null, 2));
 			env.log(`n8n import:credentials (${creds.length})`);
-			let res = await env.runN8n(p, n8nEnv, ['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`]);
+			let res = await env.runN8n(p, n8nEnv, [
+				'import:credentials',
+				`--input=${path.join(importDir, 'credentials.json')}`,
+			]);
 			if (res.code !== 0) throw new Error(`import:credentials failed:\n${errorText(res)}`);
 
 			// workflows (one file per workflow id: a workflow that runs twice is imported once)
@@ -299,9 +325,14 @@ async function runE2E(options) {
 				toImport.set(wf.id, wf.json);
 			}
 			for (const json of chosenPhases.length ? importOnly : []) toImport.set(json.id, json);
-			for (const [id, json] of toImport) fs.writeFileSync(path.join(importDir, 'workflows', `${id}.json`), JSON.stringify(json));
+			for (const [id, json] of toImport)
+				fs.writeFileSync(path.join(importDir, 'workflows', `${id}.json`), JSON.stringify(json));
 			env.log(`n8n import:workflow (${toImport.size})`);
-			res = await env.runN8n(p, n8nEnv, ['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`]);
+			res = await env.runN8n(p, n8nEnv, [
+				'import:workflow',
+				'--separate',
+				`--input=${path.join(importDir, 'workflows')}`,
+			]);
 			if (res.code !== 0) throw new Error(`import:workflow failed:\n${errorText(res)}`);
 		})();
 		// both end before anything is reported: no process of theirs is left running
@@ -325,7 +356,16 @@ async function runE2E(options) {
 		}
 		const startedPhases = new Map();
 		const startPhase = (phase) => {
-			const ctx = { p, userFolder, n8nEnv, databaseFiles, packageRoot, workDir, keep, log: env.log };
+			const ctx = {
+				p,
+				userFolder,
+				n8nEnv,
+				databaseFiles,
+				packageRoot,
+				workDir,
+				keep,
+				log: env.log,
+			};
 			let started;
 			// `after`: once that phase (when it runs at all) has ended, passed or not
 			const outcome = (startedPhases.get(phase.after) || Promise.resolve())
@@ -335,7 +375,11 @@ async function runE2E(options) {
 				})
 				.then(
 					() => ({ phase, ms: Date.now() - started }),
-					(problem) => ({ phase, ms: Date.now() - started, problem: problem || new Error('failed') }),
+					(problem) => ({
+						phase,
+						ms: Date.now() - started,
+						problem: problem || new Error('failed'),
+					}),
 				);
 			startedPhases.set(phase.name, outcome);
 			return outcome;
@@ -360,9 +404,12 @@ async function runE2E(options) {
 					delete require.cache[require.resolve(wf.checkFile)];
 					const check = require(wf.checkFile);
 					// an optional `before(server)` export prepares the server (for example expireTokens()), once
-					if (runNumber === 1 && typeof check.before === 'function') await check.before(server.beforeArg(wf));
+					if (runNumber === 1 && typeof check.before === 'function')
+						await check.before(server.beforeArg(wf));
 					from = server.mark();
-					const outputFile = saveOutput ? path.join(workDir, `${wf.name}${wf.runs > 1 ? `.${runNumber}` : ''}.out.txt`) : undefined;
+					const outputFile = saveOutput
+						? path.join(workDir, `${wf.name}${wf.runs > 1 ? `.${runNumber}` : ''}.out.txt`)
+						: undefined;
 					const ran = await saved.executeAndRead({
 						p,
 						n8nEnv,
@@ -375,16 +422,34 @@ async function runE2E(options) {
 					r = ran.res;
 					lastExecutionId = ran.lastId;
 					if (ran.problem) {
-						const output = ran.execution && ran.execution.status === 'error' ? '' : `\n${errorText(r)}${hint(r)}`;
-						throw new Error(`${ran.problem}${output}${outputFile ? `\n(whole output: ${outputFile})` : ''}`);
+						const output =
+							ran.execution && ran.execution.status === 'error'
+								? ''
+								: `\n${errorText(r)}${hint(r)}`;
+						throw new Error(
+							`${ran.problem}${output}${outputFile ? `\n(whole output: ${outputFile})` : ''}`,
+						);
 					}
 					// n8n 2.41.1 on Node 24 now and then dies with SIGSEGV on its way out, after saving a successful run
-					if (r.code !== 0) console.log(`      (${label}: n8n execute exited with ${r.code} after saving successful execution ${ran.execution.id}: checked by what it saved)`);
-					await check(makeResult(wf.name, ran.execution, r, { runNumber, runs: wf.runs }), server.checkArg(from, wf), assert);
+					if (r.code !== 0)
+						console.log(
+							`      (${label}: n8n execute exited with ${r.code} after saving successful execution ${ran.execution.id}: checked by what it saved)`,
+						);
+					await check(
+						makeResult(wf.name, ran.execution, r, { runNumber, runs: wf.runs }),
+						server.checkArg(from, wf),
+						assert,
+					);
 				} catch (e) {
 					problem = e || new Error('failed');
 				}
-				results.push({ name: label, ok: !problem, executeMs: r.ms, totalMs: Date.now() - started, problem });
+				results.push({
+					name: label,
+					ok: !problem,
+					executeMs: r.ms,
+					totalMs: Date.now() - started,
+					problem,
+				});
 				report(label, problem, r.ms, problem ? server.failureLines(from) : []);
 			}
 		}
@@ -411,7 +476,9 @@ function exitWith(promise, label) {
 	return promise.then(
 		(code) => process.exit(code),
 		(e) => {
-			console.error(`\n${label} setup failed: ${e && e.userFacing ? e.message : e && e.stack ? e.stack : e}`);
+			console.error(
+				`\n${label} setup failed: ${e && e.userFacing ? e.message : e && e.stack ? e.stack : e}`,
+			);
 			console.log('0 passed, 1 failed');
 			process.exit(1);
 		},

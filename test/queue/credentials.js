@@ -9,7 +9,10 @@
 const { SANDBOX_CREDENTIALS: S } = require('../sandbox');
 
 const CREDENTIAL = { id: 'rmsQueueOAuth0001', name: 'RMS sandbox (OAuth, queue mode)' };
-const ESPO_CREDENTIAL = { id: 'rmsQueueEspoKey01', name: 'RMS sandbox (EspoCRM API key, queue mode)' };
+const ESPO_CREDENTIAL = {
+	id: 'rmsQueueEspoKey01',
+	name: 'RMS sandbox (EspoCRM API key, queue mode)',
+};
 
 /** [{id, name, type, data}] for `n8n import:credentials` (n8n encrypts the plain values). */
 function credentialFile(origin) {

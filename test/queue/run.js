@@ -40,7 +40,10 @@ const WORKERS = ['worker1', 'worker2'];
 
 const t0 = Date.now();
 const secs = (ms) => `${(ms / 1000).toFixed(1)}s`;
-const log = (m) => process.stderr.write(`[queue ${String(Math.round((Date.now() - t0) / 1000)).padStart(4)}s] ${m}\n`);
+const log = (m) =>
+	process.stderr.write(
+		`[queue ${String(Math.round((Date.now() - t0) / 1000)).padStart(4)}s] ${m}\n`,
+	);
 
 /** Finished executions per worker, read from the worker's log ("Worker finished execution 12 (job 7)"). */
 function finishedExecutions(logText) {
@@ -63,7 +66,8 @@ async function main() {
 		beforeExit: async () => {
 			for (const px of proxies) await px.close();
 			if (sandbox) await sandbox.close();
-			if (scratch && !process.env.RMS_QUEUE_KEEP) fs.rmSync(scratch, { recursive: true, force: true });
+			if (scratch && !process.env.RMS_QUEUE_KEEP)
+				fs.rmSync(scratch, { recursive: true, force: true });
 			else if (scratch) console.log(`(scratch folder kept: ${scratch})`);
 			console.log(`interrupted; everything stopped in ${secs(procs.stoppedMs || 0)}`);
 		},
@@ -75,13 +79,16 @@ async function main() {
 		let t = Date.now();
 		const inst = await services.ensureDebianPackages(log);
 		timings.packages = Date.now() - t;
-		if (inst.installed.length) log(`installed ${inst.installed.join(', ')} in ${secs(timings.packages)}`);
+		if (inst.installed.length)
+			log(`installed ${inst.installed.join(', ')} in ${secs(timings.packages)}`);
 
 		// 2. n8n + build
 		t = Date.now();
 		const p = await env.ensureN8n();
 		// RMS_QUEUE_PACKAGE=<folder>: load the package from another (built) checkout instead of this repository
-		const packageDir = process.env.RMS_QUEUE_PACKAGE ? path.resolve(process.env.RMS_QUEUE_PACKAGE) : REPO;
+		const packageDir = process.env.RMS_QUEUE_PACKAGE
+			? path.resolve(process.env.RMS_QUEUE_PACKAGE)
+			: REPO;
 		if (packageDir !== REPO) log(`package from ${packageDir} (not built here)`);
 		else if (!argv.includes('--no-build')) {
 			log('npm run build');
@@ -122,7 +129,11 @@ async function main() {
 		srv.snapshotPackage(packageDir, pkgCopy);
 		const common = {
 			// RMS_QUEUE_BINARY_DATA_MODE: another binary data mode, to see what it breaks (scenario 4c); default database
-			...srv.queueEnv({ redis, postgres, binaryDataMode: process.env.RMS_QUEUE_BINARY_DATA_MODE || 'database' }),
+			...srv.queueEnv({
+				redis,
+				postgres,
+				binaryDataMode: process.env.RMS_QUEUE_BINARY_DATA_MODE || 'database',
+			}),
 			N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
 			N8N_LOG_LEVEL: 'info',
 			// n8n 2.x prunes executions; keep them all for the checks
@@ -145,35 +156,67 @@ async function main() {
 		t = Date.now();
 		const importDir = path.join(scratch, 'import');
 		fs.mkdirSync(path.join(importDir, 'workflows'), { recursive: true });
-		fs.writeFileSync(path.join(importDir, 'credentials.json'), JSON.stringify(credentialFile(sandbox.origin), null, 2));
+		fs.writeFileSync(
+			path.join(importDir, 'credentials.json'),
+			JSON.stringify(credentialFile(sandbox.origin), null, 2),
+		);
 		for (const f of fs.readdirSync(WORKFLOW_DIR).filter((x) => x.endsWith('.json')))
 			fs.copyFileSync(path.join(WORKFLOW_DIR, f), path.join(importDir, 'workflows', f));
 		log('n8n import:credentials (first command on the new database: runs the migrations)');
-		const cli = (args, file) => srv.runN8nCommand({ procs, p, env: mainEnv, args, logFile: path.join(logs, file) });
-		let r = await cli(['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`], 'import-credentials.log');
-		if (r.code !== 0) throw new Error(`import:credentials failed (${r.code}):\n${r.output.slice(-4000)}`);
+		const cli = (args, file) =>
+			srv.runN8nCommand({ procs, p, env: mainEnv, args, logFile: path.join(logs, file) });
+		let r = await cli(
+			['import:credentials', `--input=${path.join(importDir, 'credentials.json')}`],
+			'import-credentials.log',
+		);
+		if (r.code !== 0)
+			throw new Error(`import:credentials failed (${r.code}):\n${r.output.slice(-4000)}`);
 		timings.migrateAndImportCredentials = Date.now() - t;
-		r = await cli(['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`], 'import-workflows.log');
-		if (r.code !== 0) throw new Error(`import:workflow failed (${r.code}):\n${r.output.slice(-4000)}`);
+		r = await cli(
+			['import:workflow', '--separate', `--input=${path.join(importDir, 'workflows')}`],
+			'import-workflows.log',
+		);
+		if (r.code !== 0)
+			throw new Error(`import:workflow failed (${r.code}):\n${r.output.slice(-4000)}`);
 		timings.imports = Date.now() - t;
 
 		t = Date.now();
 		log('starting n8n main and two workers (queue mode)');
 		const expectPackage = env.PACKAGE_NAME;
 		const startWorker = (name) =>
-			srv.startN8n({ procs, p, role: 'worker', name, env: workerEnv[name], logFile: path.join(logs, `${name}.log`), expectPackage });
+			srv.startN8n({
+				procs,
+				p,
+				role: 'worker',
+				name,
+				env: workerEnv[name],
+				logFile: path.join(logs, `${name}.log`),
+				expectPackage,
+			});
 		const [main, ...workers] = await Promise.all([
-			srv.startN8n({ procs, p, role: 'main', name: 'main', env: mainEnv, logFile: path.join(logs, 'main.log'), expectPackage }),
+			srv.startN8n({
+				procs,
+				p,
+				role: 'main',
+				name: 'main',
+				env: mainEnv,
+				logFile: path.join(logs, 'main.log'),
+				expectPackage,
+			}),
 			...WORKERS.map(startWorker),
 		]);
 		timings.n8nStart = Date.now() - t;
 		for (const n of [main, ...workers]) n.ports.forEach((x) => ports.add(x));
-		log(`main ready at ${main.baseUrl} after ${secs(main.readyMs)}; ${workers.map((w) => `${w.name} after ${secs(w.readyMs)}`).join(', ')}`);
+		log(
+			`main ready at ${main.baseUrl} after ${secs(main.readyMs)}; ${workers.map((w) => `${w.name} after ${secs(w.readyMs)}`).join(', ')}`,
+		);
 
 		t = Date.now();
 		const { cookie } = await srv.setupOwner(main.baseUrl);
-		for (const wf of [CONTACT_WORKFLOW, BATCH_WORKFLOW]) await srv.activateWorkflow(main.baseUrl, cookie, wf.id);
-		for (const wf of [CONTACT_WORKFLOW, BATCH_WORKFLOW]) await srv.waitForWebhook(main.baseUrl, wf.path, { proc: main.proc });
+		for (const wf of [CONTACT_WORKFLOW, BATCH_WORKFLOW])
+			await srv.activateWorkflow(main.baseUrl, cookie, wf.id);
+		for (const wf of [CONTACT_WORKFLOW, BATCH_WORKFLOW])
+			await srv.waitForWebhook(main.baseUrl, wf.path, { proc: main.proc });
 		timings.publish = Date.now() - t;
 		log(`workflows published, production webhooks answer (${secs(timings.publish)})`);
 		timings.setupTotal = Date.now() - t0;
@@ -196,8 +239,13 @@ async function main() {
 			 * { id, status, mode, error (message or undefined), items: { nodeName: items output }, errors: { nodeName: message } }.
 			 */
 			async execution(id) {
-				const r = await srv.n8nRequest('GET', `${main.baseUrl}/rest/executions/${encodeURIComponent(id)}`, { cookie });
-				if (r.status !== 200 || !r.json) throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
+				const r = await srv.n8nRequest(
+					'GET',
+					`${main.baseUrl}/rest/executions/${encodeURIComponent(id)}`,
+					{ cookie },
+				);
+				if (r.status !== 200 || !r.json)
+					throw new Error(`GET /rest/executions/${id}: ${r.status} ${r.text.slice(0, 300)}`);
 				const e = r.json.data || r.json;
 				const flatted = require(path.resolve(p.n8nBin, '..', '..', '..', 'flatted'));
 				const data = typeof e.data === 'string' ? flatted.parse(e.data) : e.data || {};
@@ -205,16 +253,30 @@ async function main() {
 				const items = {};
 				const errors = {};
 				for (const [node, runs] of Object.entries(result.runData || {})) {
-					items[node] = runs.reduce((n, run) => n + ((run.data && run.data.main && run.data.main[0]) || []).length, 0);
+					items[node] = runs.reduce(
+						(n, run) => n + ((run.data && run.data.main && run.data.main[0]) || []).length,
+						0,
+					);
 					const failed = runs.find((run) => run.error);
-					if (failed) errors[node] = failed.error.message + (failed.error.description ? ` (${failed.error.description})` : '');
+					if (failed)
+						errors[node] =
+							failed.error.message +
+							(failed.error.description ? ` (${failed.error.description})` : '');
 				}
-				return { id: String(e.id), status: e.status, mode: e.mode, error: result.error && result.error.message, items, errors };
+				return {
+					id: String(e.id),
+					status: e.status,
+					mode: e.mode,
+					error: result.error && result.error.message,
+					items,
+					errors,
+				};
 			},
 			/** Runs one SQL statement in n8n's database (psql -tA): resolves { code, out }. */
 			sql: (statement) => postgres.psql(statement, 'n8n'),
 			/** Executions the main instance put on the queue, from its log ("Enqueued execution 12 (job 7)"). */
-			enqueuedByMain: () => new Set([...main.logText().matchAll(/Enqueued execution (\S+) \(job/g)].map((m) => m[1])),
+			enqueuedByMain: () =>
+				new Set([...main.logText().matchAll(/Enqueued execution (\S+) \(job/g)].map((m) => m[1])),
 			/** Which worker finished each execution, from the workers' logs (restarted ones included): { id: name }. */
 			finishedBy() {
 				const out = {};
@@ -230,7 +292,9 @@ async function main() {
 				const started = Date.now();
 				const responses = await Promise.all(
 					bodies.map((body) =>
-						srv.request('POST', url, { body, agent, timeoutMs: 90000 }).catch((e) => ({ status: 0, text: e.message, ms: Date.now() - started })),
+						srv
+							.request('POST', url, { body, agent, timeoutMs: 90000 })
+							.catch((e) => ({ status: 0, text: e.message, ms: Date.now() - started })),
 					),
 				);
 				return { responses, ms: Date.now() - started };
@@ -252,7 +316,9 @@ async function main() {
 					async () => {
 						const all = await srv.listExecutions(main.baseUrl, cookie, { workflowId });
 						executions = all.filter((e) => !mark.rest.has(String(e.id)));
-						return executions.every((e) => !['running', 'new', 'waiting', 'unknown'].includes(e.status));
+						return executions.every(
+							(e) => !['running', 'new', 'waiting', 'unknown'].includes(e.status),
+						);
 					},
 					{ timeoutMs: 180000, intervalMs: 500 },
 				);
@@ -285,7 +351,9 @@ async function main() {
 					),
 				);
 				for (const n of current.workers) n.ports.forEach((x) => ports.add(x));
-				log(`workers ready again: ${current.workers.map((w) => `${w.name} after ${secs(w.readyMs)}`).join(', ')}`);
+				log(
+					`workers ready again: ${current.workers.map((w) => `${w.name} after ${secs(w.readyMs)}`).join(', ')}`,
+				);
 			},
 		};
 
@@ -297,7 +365,10 @@ async function main() {
 			let outcome;
 			try {
 				const out = await sc.run(ctx);
-				outcome = out && out.skipped ? { status: 'SKIP', reason: out.skipped } : { status: 'PASS', figures: out.figures };
+				outcome =
+					out && out.skipped
+						? { status: 'SKIP', reason: out.skipped }
+						: { status: 'PASS', figures: out.figures };
 			} catch (e) {
 				outcome = { status: 'FAIL', error: e, figures: e && e.figures };
 				failed = true;
@@ -307,10 +378,17 @@ async function main() {
 			results.push({ ...sc, ...outcome });
 			console.log(`${outcome.status.padEnd(4)}  ${sc.title}  (${secs(outcome.ms)})`);
 			if (outcome.status === 'SKIP') console.log(`      ${outcome.reason}`);
-			if (outcome.status === 'FAIL') console.log(indent(outcome.error && outcome.error.message ? outcome.error.message : String(outcome.error)));
+			if (outcome.status === 'FAIL')
+				console.log(
+					indent(
+						outcome.error && outcome.error.message ? outcome.error.message : String(outcome.error),
+					),
+				);
 		}
 		printTable(results, workers, timings);
-		if (process.env.RMS_QUEUE_VERBOSE) for (const w of [main, ...current.workers]) console.log(`\n--- ${w.name} log tail\n${w.tail(40)}`);
+		if (process.env.RMS_QUEUE_VERBOSE)
+			for (const w of [main, ...current.workers])
+				console.log(`\n--- ${w.name} log tail\n${w.tail(40)}`);
 	} catch (e) {
 		failed = true;
 		console.error(`\nqueue test setup failed: ${e && e.stack ? e.stack : e}`);
@@ -326,10 +404,18 @@ async function main() {
 		if (alive.length || open.length) {
 			failed = true;
 			results.push({ key: 'cleanup', status: 'FAIL' });
-			console.log(`FAIL  cleanup: still running ${alive.map((x) => `${x.name} (pid ${x.pid})`).join(', ') || '-'}; still listening: ${open.join(', ') || '-'}`);
-		} else log(`stopped ${procs.list.length} processes in ${secs(Date.now() - ts)}; none left, nothing listening on the ${ports.size} ports used`);
+			console.log(
+				`FAIL  cleanup: still running ${alive.map((x) => `${x.name} (pid ${x.pid})`).join(', ') || '-'}; still listening: ${open.join(', ') || '-'}`,
+			);
+		} else
+			log(
+				`stopped ${procs.list.length} processes in ${secs(Date.now() - ts)}; none left, nothing listening on the ${ports.size} ports used`,
+			);
 		if (scratch) {
-			if (failed || process.env.RMS_QUEUE_KEEP) console.log(`\n(scratch folder kept for inspection: ${scratch}; logs in ${path.join(scratch, 'logs')})`);
+			if (failed || process.env.RMS_QUEUE_KEEP)
+				console.log(
+					`\n(scratch folder kept for inspection: ${scratch}; logs in ${path.join(scratch, 'logs')})`,
+				);
 			else fs.rmSync(scratch, { recursive: true, force: true });
 		}
 	}
@@ -350,9 +436,26 @@ function printTable(results, workers, timings) {
 	const rows = results.flatMap((r) => (r.figures || []).map((f) => ({ ...f, status: r.status })));
 	if (!rows.length) return;
 	const names = WORKERS;
-	const fmt = (o) => (o ? perProcess(o, names.map((name) => ({ name }))) : '-');
-	console.log('\nMeasured (POST /Auth and 401 per n8n process, from the x-rms-queue-process header the sandbox recorded):');
-	const head = ['scenario', 'executions', 'ok', 'worker1/worker2', 'POST /Auth', '401s', 'duration', 'p50/p95 per call'];
+	const fmt = (o) =>
+		o
+			? perProcess(
+					o,
+					names.map((name) => ({ name })),
+				)
+			: '-';
+	console.log(
+		'\nMeasured (POST /Auth and 401 per n8n process, from the x-rms-queue-process header the sandbox recorded):',
+	);
+	const head = [
+		'scenario',
+		'executions',
+		'ok',
+		'worker1/worker2',
+		'POST /Auth',
+		'401s',
+		'duration',
+		'p50/p95 per call',
+	];
 	const lines = rows.map((f) => [
 		f.scenario,
 		String(f.executions),
@@ -368,8 +471,13 @@ function printTable(results, workers, timings) {
 	console.log(line(head));
 	console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 	for (const l of lines) console.log(line(l));
-	for (const f of rows) if (f.records !== undefined) console.log(`  ${f.scenario}: ${f.records} records, ${f.creates} POST /Contact, refused ${JSON.stringify(f.refused)}`);
-	for (const f of rows) for (const d of f.details || []) console.log(`  ${f.scenario.split(' ')[0]}: ${d}`);
+	for (const f of rows)
+		if (f.records !== undefined)
+			console.log(
+				`  ${f.scenario}: ${f.records} records, ${f.creates} POST /Contact, refused ${JSON.stringify(f.refused)}`,
+			);
+	for (const f of rows)
+		for (const d of f.details || []) console.log(`  ${f.scenario.split(' ')[0]}: ${d}`);
 	console.log(
 		`\nsetup: packages ${secs(timings.packages || 0)}, n8n cache + build ${secs(timings.n8nAndBuild || 0)}, Redis + Postgres ${secs(
 			timings.services || 0,

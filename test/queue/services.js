@@ -68,24 +68,47 @@ async function ensureDebianPackages(log) {
 	const missing = missingPackages();
 	if (!missing.length) return { installed: [] };
 	const manual = `Install them yourself (Debian/Ubuntu: apt-get install -y ${missing.join(' ')}) and run again.`;
-	if (!fs.existsSync('/etc/debian_version') || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0)
-		throw new Error(`${missing.join(' and ')} missing, and this is not a Debian system with apt-get. ${manual}`);
+	if (
+		!fs.existsSync('/etc/debian_version') ||
+		spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0
+	)
+		throw new Error(
+			`${missing.join(' and ')} missing, and this is not a Debian system with apt-get. ${manual}`,
+		);
 	if (typeof process.getuid === 'function' && process.getuid() !== 0)
-		throw new Error(`${missing.join(' and ')} missing, and installing Debian packages needs root (running as uid ${process.getuid()}). ${manual}`);
+		throw new Error(
+			`${missing.join(' and ')} missing, and installing Debian packages needs root (running as uid ${process.getuid()}). ${manual}`,
+		);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	const install = () =>
-		runCollect('apt-get', ['install', '-y', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', ...missing], { env });
+		runCollect(
+			'apt-get',
+			['install', '-y', '--no-install-recommends', '-o', 'DPkg::Lock::Timeout=600', ...missing],
+			{ env },
+		);
 	log(`apt-get install -y ${missing.join(' ')} (may wait for another apt/dpkg run to finish)`);
 	let r = await install();
-	if (r.code !== 0 && /Unable to locate package|has no installation candidate|is not available|Failed to fetch|404\s+Not Found/i.test(r.out)) {
+	if (
+		r.code !== 0 &&
+		/Unable to locate package|has no installation candidate|is not available|Failed to fetch|404\s+Not Found/i.test(
+			r.out,
+		)
+	) {
 		log('package lists missing or stale: apt-get update');
 		const u = await runCollect('apt-get', ['update', '-o', 'DPkg::Lock::Timeout=600'], { env });
-		if (u.code !== 0) throw new Error(`apt-get update failed (exit ${u.code}):\n${u.out.slice(-3000)}`);
+		if (u.code !== 0)
+			throw new Error(`apt-get update failed (exit ${u.code}):\n${u.out.slice(-3000)}`);
 		r = await install();
 	}
-	if (r.code !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed (exit ${r.code}):\n${r.out.slice(-3000)}\n${manual}`);
+	if (r.code !== 0)
+		throw new Error(
+			`apt-get install ${missing.join(' ')} failed (exit ${r.code}):\n${r.out.slice(-3000)}\n${manual}`,
+		);
 	const still = missingPackages();
-	if (still.length) throw new Error(`after apt-get install, still missing: ${still.join(', ')} (${REDIS_BIN}, /usr/lib/postgresql/*/bin)`);
+	if (still.length)
+		throw new Error(
+			`after apt-get install, still missing: ${still.join(', ')} (${REDIS_BIN}, /usr/lib/postgresql/*/bin)`,
+		);
 	return { installed: missing };
 }
 
@@ -126,32 +149,55 @@ async function startRedis({ procs, dir, log }) {
 		'redis',
 		REDIS_BIN,
 		[
-			'--port', String(port),
-			'--bind', '127.0.0.1',
-			'--dir', dir,
-			'--save', '',
-			'--appendonly', 'no',
-			'--daemonize', 'no',
-			'--protected-mode', 'yes',
-			'--logfile', '',
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--dir',
+			dir,
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+			'--protected-mode',
+			'yes',
+			'--logfile',
+			'',
 		],
 		{ logFile: path.join(dir, 'redis.log'), stopLast: true },
 	);
-	await waitFor('redis-server PING', async () => (await redisCommand(port, 'PING')) === '+PONG', { timeoutMs: 60000, proc });
+	await waitFor('redis-server PING', async () => (await redisCommand(port, 'PING')) === '+PONG', {
+		timeoutMs: 60000,
+		proc,
+	});
 	log(`redis-server on 127.0.0.1:${port} (pid ${proc.pid}, data ${dir})`);
 	return { host: '127.0.0.1', port, proc };
 }
 
 /** The uid/gid to run Postgres as: ourselves when not root, else the system user "postgres" (created if missing). */
 function postgresUser() {
-	if (typeof process.getuid !== 'function' || process.getuid() !== 0) return { uid: undefined, gid: undefined, name: require('os').userInfo().username };
+	if (typeof process.getuid !== 'function' || process.getuid() !== 0)
+		return { uid: undefined, gid: undefined, name: require('os').userInfo().username };
 	const id = (flag) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
 	if (id('-u').status !== 0) {
 		// Debian's postgresql package creates it; a system without it gets a system user of the same name
-		const r = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { encoding: 'utf8' });
-		if (r.status !== 0) throw new Error(`Postgres refuses to run as root and there is no user "postgres"; useradd failed: ${r.stderr}`);
+		const r = spawnSync(
+			'useradd',
+			['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+			{ encoding: 'utf8' },
+		);
+		if (r.status !== 0)
+			throw new Error(
+				`Postgres refuses to run as root and there is no user "postgres"; useradd failed: ${r.stderr}`,
+			);
 	}
-	return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()), name: 'postgres' };
+	return {
+		uid: Number(id('-u').stdout.trim()),
+		gid: Number(id('-g').stdout.trim()),
+		name: 'postgres',
+	};
 }
 
 /**
@@ -169,7 +215,9 @@ async function startPostgres({ procs, dir, log }) {
 		// the user "postgres" must reach the folder: every parent needs search permission for others
 		for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) {
 			if ((fs.statSync(d).mode & 0o001) === 0)
-				throw new Error(`${d} is not searchable by other users, so the user "postgres" cannot reach ${dir}: choose a scratch folder elsewhere (RMS_QUEUE_DIR)`);
+				throw new Error(
+					`${d} is not searchable by other users, so the user "postgres" cannot reach ${dir}: choose a scratch folder elsewhere (RMS_QUEUE_DIR)`,
+				);
 		}
 		fs.chownSync(dir, user.uid, user.gid);
 	}
@@ -181,43 +229,103 @@ async function startPostgres({ procs, dir, log }) {
 	const pgEnv = { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', HOME: dir };
 	const init = await runCollect(
 		path.join(bin, 'initdb'),
-		['-D', dataDir, '-U', 'n8n', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-sync'],
+		[
+			'-D',
+			dataDir,
+			'-U',
+			'n8n',
+			`--pwfile=${pwFile}`,
+			'--auth=scram-sha-256',
+			'-E',
+			'UTF8',
+			'--no-sync',
+		],
 		{ env: pgEnv, uid: user.uid, gid: user.gid, cwd: dir },
 	);
 	fs.rmSync(pwFile, { force: true });
-	if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}, as ${user.name}):\n${init.out.slice(-3000)}`);
+	if (init.code !== 0)
+		throw new Error(
+			`initdb failed (exit ${init.code}, as ${user.name}):\n${init.out.slice(-3000)}`,
+		);
 	const port = await freePort();
 	const proc = procs.spawn(
 		'postgres',
 		path.join(bin, 'postgres'),
 		[
-			'-D', dataDir,
-			'-p', String(port),
-			'-k', dir,
-			'-c', 'listen_addresses=127.0.0.1',
-			'-c', 'max_connections=60',
-			'-c', 'shared_buffers=64MB',
+			'-D',
+			dataDir,
+			'-p',
+			String(port),
+			'-k',
+			dir,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'max_connections=60',
+			'-c',
+			'shared_buffers=64MB',
 			// a throwaway database: durability is not wanted, speed is
-			'-c', 'fsync=off',
-			'-c', 'synchronous_commit=off',
-			'-c', 'full_page_writes=off',
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
 		],
-		{ env: pgEnv, uid: user.uid, gid: user.gid, cwd: dir, logFile: path.join(dir, 'postgres.log'), stopSignal: 'SIGINT', stopLast: true },
+		{
+			env: pgEnv,
+			uid: user.uid,
+			gid: user.gid,
+			cwd: dir,
+			logFile: path.join(dir, 'postgres.log'),
+			stopSignal: 'SIGINT',
+			stopLast: true,
+		},
 	);
 	if (user.uid !== undefined) fs.chownSync(path.join(dir, 'postgres.log'), user.uid, user.gid);
 	const psql = (sql, db = 'postgres') =>
-		runCollect(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', '-d', db, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], {
-			env: { ...pgEnv, PGPASSWORD: password, PGCONNECT_TIMEOUT: '3' },
-		});
-	await waitFor('postgres accepting connections', async () => (await tcpOpen(port)) && (await psql('SELECT 1')).code === 0, {
-		timeoutMs: 120000,
-		proc,
-	});
+		runCollect(
+			path.join(bin, 'psql'),
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				'n8n',
+				'-d',
+				db,
+				'-v',
+				'ON_ERROR_STOP=1',
+				'-tAc',
+				sql,
+			],
+			{
+				env: { ...pgEnv, PGPASSWORD: password, PGCONNECT_TIMEOUT: '3' },
+			},
+		);
+	await waitFor(
+		'postgres accepting connections',
+		async () => (await tcpOpen(port)) && (await psql('SELECT 1')).code === 0,
+		{
+			timeoutMs: 120000,
+			proc,
+		},
+	);
 	const c = await psql('CREATE DATABASE n8n');
 	if (c.code !== 0) throw new Error(`CREATE DATABASE n8n failed:\n${c.out}`);
 	const version = (await psql('SHOW server_version')).out.trim();
-	log(`postgres ${version} on 127.0.0.1:${port} (pid ${proc.pid}, as ${user.name}, data ${dataDir})`);
+	log(
+		`postgres ${version} on 127.0.0.1:${port} (pid ${proc.pid}, as ${user.name}, data ${dataDir})`,
+	);
 	return { host: '127.0.0.1', port, user: 'n8n', password, database: 'n8n', proc, version, psql };
 }
 
-module.exports = { ensureDebianPackages, missingPackages, postgresBinDir, startRedis, startPostgres, redisCommand };
+module.exports = {
+	ensureDebianPackages,
+	missingPackages,
+	postgresBinDir,
+	startRedis,
+	startPostgres,
+	redisCommand,
+};

@@ -15,42 +15,102 @@
 
 /** Resources/routes.json (and Modules/Crm's, which has none of its own for the API): method, path pattern. */
 const ROUTES = /** @type {Array<[string, string]>} */ ([
-  ['GET', '/'], ['GET', '/App/user'], ['POST', '/App/destroyAuthToken'], ['GET', '/App/about'], ['GET', '/Metadata'],
-  ['GET', '/I18n'], ['GET', '/Settings'], ['PATCH', '/Settings'], ['PUT', '/Settings'], ['GET', '/Stream'],
-  ['GET', '/GlobalSearch'], ['POST', '/LeadCapture/:apiKey'], ['OPTIONS', '/LeadCapture/:apiKey'],
-  ['POST', '/:controller/action/:action'], ['PUT', '/:controller/action/:action'], ['GET', '/:controller/action/:action'],
-  ['GET', '/:controller/layout/:name'], ['PUT', '/:controller/layout/:name'], ['PUT', '/:controller/layout/:name/:setId'],
-  ['POST', '/Admin/rebuild'], ['POST', '/Admin/clearCache'], ['GET', '/Admin/jobs'],
-  ['GET', '/Admin/fieldManager/:scope/:name'], ['POST', '/Admin/fieldManager/:scope'], ['PUT', '/Admin/fieldManager/:scope/:name'],
-  ['PATCH', '/Admin/fieldManager/:scope/:name'], ['DELETE', '/Admin/fieldManager/:scope/:name'],
-  ['GET', '/CurrencyRate'], ['PUT', '/CurrencyRate'], ['POST', '/Action'], ['POST', '/MassAction'],
-  ['GET', '/MassAction/:id/status'], ['POST', '/MassAction/:id/subscribe'], ['POST', '/Export'], ['GET', '/Export/:id/status'],
-  ['POST', '/Export/:id/subscribe'], ['POST', '/Import'], ['POST', '/Import/file'], ['POST', '/Import/:id/revert'],
-  ['POST', '/Import/:id/removeDuplicates'], ['POST', '/Import/:id/unmarkDuplicates'], ['POST', '/Import/:id/exportErrors'],
-  ['PUT', '/Kanban/order'], ['GET', '/Kanban/:entityType'], ['GET', '/Attachment/file/:id'], ['POST', '/Attachment/chunk/:id'],
-  ['POST', '/Attachment/fromImageUrl'], ['POST', '/Attachment/copy/:id'], ['POST', '/EmailTemplate/:id/prepare'],
-  ['POST', '/Email/:id/attachments/copy'], ['POST', '/Email/sendTest'], ['POST', '/Email/inbox/read'], ['DELETE', '/Email/inbox/read'],
-  ['POST', '/Email/inbox/important'], ['DELETE', '/Email/inbox/important'], ['POST', '/Email/inbox/inTrash'],
-  ['DELETE', '/Email/inbox/inTrash'], ['POST', '/Email/inbox/folders/:folderId'], ['GET', '/Email/inbox/notReadCounts'],
-  ['GET', '/Email/insertFieldData'], ['GET', '/EmailAddress/search'], ['GET', '/User/:id/acl'],
-  ['POST', '/UserSecurity/apiKey/generate'], ['PUT', '/UserSecurity/password'], ['POST', '/UserSecurity/password/recovery'],
-  ['POST', '/UserSecurity/password/generate'], ['POST', '/User/passwordChangeRequest'], ['POST', '/User/changePasswordByRequest'],
-  ['GET', '/Oidc/authorizationData'], ['POST', '/Oidc/backchannelLogout'],
-  ['GET', '/:controller/:id'], ['GET', '/:controller'], ['POST', '/:controller'], ['PUT', '/:controller/:id'],
-  ['PATCH', '/:controller/:id'], ['DELETE', '/:controller/:id'], ['GET', '/:controller/:id/stream'], ['GET', '/:controller/:id/posts'],
-  ['PUT', '/:controller/:id/subscription'], ['DELETE', '/:controller/:id/subscription'], ['GET', '/:controller/:id/:link'],
-  ['POST', '/:controller/:id/:link'], ['DELETE', '/:controller/:id/:link'],
+	['GET', '/'],
+	['GET', '/App/user'],
+	['POST', '/App/destroyAuthToken'],
+	['GET', '/App/about'],
+	['GET', '/Metadata'],
+	['GET', '/I18n'],
+	['GET', '/Settings'],
+	['PATCH', '/Settings'],
+	['PUT', '/Settings'],
+	['GET', '/Stream'],
+	['GET', '/GlobalSearch'],
+	['POST', '/LeadCapture/:apiKey'],
+	['OPTIONS', '/LeadCapture/:apiKey'],
+	['POST', '/:controller/action/:action'],
+	['PUT', '/:controller/action/:action'],
+	['GET', '/:controller/action/:action'],
+	['GET', '/:controller/layout/:name'],
+	['PUT', '/:controller/layout/:name'],
+	['PUT', '/:controller/layout/:name/:setId'],
+	['POST', '/Admin/rebuild'],
+	['POST', '/Admin/clearCache'],
+	['GET', '/Admin/jobs'],
+	['GET', '/Admin/fieldManager/:scope/:name'],
+	['POST', '/Admin/fieldManager/:scope'],
+	['PUT', '/Admin/fieldManager/:scope/:name'],
+	['PATCH', '/Admin/fieldManager/:scope/:name'],
+	['DELETE', '/Admin/fieldManager/:scope/:name'],
+	['GET', '/CurrencyRate'],
+	['PUT', '/CurrencyRate'],
+	['POST', '/Action'],
+	['POST', '/MassAction'],
+	['GET', '/MassAction/:id/status'],
+	['POST', '/MassAction/:id/subscribe'],
+	['POST', '/Export'],
+	['GET', '/Export/:id/status'],
+	['POST', '/Export/:id/subscribe'],
+	['POST', '/Import'],
+	['POST', '/Import/file'],
+	['POST', '/Import/:id/revert'],
+	['POST', '/Import/:id/removeDuplicates'],
+	['POST', '/Import/:id/unmarkDuplicates'],
+	['POST', '/Import/:id/exportErrors'],
+	['PUT', '/Kanban/order'],
+	['GET', '/Kanban/:entityType'],
+	['GET', '/Attachment/file/:id'],
+	['POST', '/Attachment/chunk/:id'],
+	['POST', '/Attachment/fromImageUrl'],
+	['POST', '/Attachment/copy/:id'],
+	['POST', '/EmailTemplate/:id/prepare'],
+	['POST', '/Email/:id/attachments/copy'],
+	['POST', '/Email/sendTest'],
+	['POST', '/Email/inbox/read'],
+	['DELETE', '/Email/inbox/read'],
+	['POST', '/Email/inbox/important'],
+	['DELETE', '/Email/inbox/important'],
+	['POST', '/Email/inbox/inTrash'],
+	['DELETE', '/Email/inbox/inTrash'],
+	['POST', '/Email/inbox/folders/:folderId'],
+	['GET', '/Email/inbox/notReadCounts'],
+	['GET', '/Email/insertFieldData'],
+	['GET', '/EmailAddress/search'],
+	['GET', '/User/:id/acl'],
+	['POST', '/UserSecurity/apiKey/generate'],
+	['PUT', '/UserSecurity/password'],
+	['POST', '/UserSecurity/password/recovery'],
+	['POST', '/UserSecurity/password/generate'],
+	['POST', '/User/passwordChangeRequest'],
+	['POST', '/User/changePasswordByRequest'],
+	['GET', '/Oidc/authorizationData'],
+	['POST', '/Oidc/backchannelLogout'],
+	['GET', '/:controller/:id'],
+	['GET', '/:controller'],
+	['POST', '/:controller'],
+	['PUT', '/:controller/:id'],
+	['PATCH', '/:controller/:id'],
+	['DELETE', '/:controller/:id'],
+	['GET', '/:controller/:id/stream'],
+	['GET', '/:controller/:id/posts'],
+	['PUT', '/:controller/:id/subscription'],
+	['DELETE', '/:controller/:id/subscription'],
+	['GET', '/:controller/:id/:link'],
+	['POST', '/:controller/:id/:link'],
+	['DELETE', '/:controller/:id/:link'],
 ]);
 
 /** The routes of the interface as specified that EspoCRM lacks (served in the 'both' dialect). */
-const STANDARD_ONLY_ROUTES = /** @type {Array<[string, string]>} */ ([['POST', '/:controller/:id/action/:action']]);
+const STANDARD_ONLY_ROUTES = /** @type {Array<[string, string]>} */ ([
+	['POST', '/:controller/:id/action/:action'],
+]);
 
 /** @param {string} pattern @param {string[]} segs */
 function patternMatches(pattern, segs) {
-  const parts = pattern === '/' ? [''] : pattern.slice(1).split('/');
-  if (parts.length !== segs.length) return false;
-  // FastRoute's placeholders are [^/]+: an empty segment never matches one.
-  return parts.every((p, i) => (p.startsWith(':') ? segs[i] !== '' : p === segs[i]));
+	const parts = pattern === '/' ? [''] : pattern.slice(1).split('/');
+	if (parts.length !== segs.length) return false;
+	// FastRoute's placeholders are [^/]+: an empty segment never matches one.
+	return parts.every((p, i) => (p.startsWith(':') ? segs[i] !== '' : p === segs[i]));
 }
 
 /**
@@ -59,23 +119,35 @@ function patternMatches(pattern, segs) {
  * @returns {{ found: true } | { found: false, allowed: string[] }}  allowed empty: 404, else 405
  */
 function matchRoute(method, path, withStandardRoutes) {
-  const segs = path === '/' || path === '' ? [''] : path.replace(/^\//, '').split('/');
-  /** @type {string[]} */
-  const allowed = [];
-  const routes = withStandardRoutes ? [...ROUTES, ...STANDARD_ONLY_ROUTES] : ROUTES;
-  for (const [m, pattern] of routes) {
-    if (!patternMatches(pattern, segs)) continue;
-    if (m === method) return { found: true };
-    if (!allowed.includes(m)) allowed.push(m);
-  }
-  return { found: false, allowed };
+	const segs = path === '/' || path === '' ? [''] : path.replace(/^\//, '').split('/');
+	/** @type {string[]} */
+	const allowed = [];
+	const routes = withStandardRoutes ? [...ROUTES, ...STANDARD_ONLY_ROUTES] : ROUTES;
+	for (const [m, pattern] of routes) {
+		if (!patternMatches(pattern, segs)) continue;
+		if (m === method) return { found: true };
+		if (!allowed.includes(m)) allowed.push(m);
+	}
+	return { found: false, allowed };
 }
 
 const SLIM_ERRORS = {
-  404: { title: '404 Not Found', description: 'The requested resource could not be found. Please verify the URI and try again.' },
-  405: { title: '405 Method Not Allowed', description: 'The request method is not supported for the requested resource.' },
+	404: {
+		title: '404 Not Found',
+		description: 'The requested resource could not be found. Please verify the URI and try again.',
+	},
+	405: {
+		title: '405 Method Not Allowed',
+		description: 'The request method is not supported for the requested resource.',
+	},
 };
-const SLIM_RENDERERS = ['application/json', 'application/xml', 'text/xml', 'text/html', 'text/plain'];
+const SLIM_RENDERERS = [
+	'application/json',
+	'application/xml',
+	'text/xml',
+	'text/html',
+	'text/plain',
+];
 
 /**
  * Slim's ErrorHandler::determineContentType: the first item of Accept (split on commas, compared as is) that has a
@@ -83,11 +155,11 @@ const SLIM_RENDERERS = ['application/json', 'application/xml', 'text/xml', 'text
  * @param {string} accept
  */
 function slimContentType(accept) {
-  const wanted = accept.split(',').filter((item) => SLIM_RENDERERS.includes(item));
-  if (wanted.length) return wanted[0] === 'text/plain' && wanted.length > 1 ? wanted[1] : wanted[0];
-  const suffix = /\+(json|xml)/.exec(accept);
-  if (suffix) return `application/${suffix[1]}`;
-  return 'text/html';
+	const wanted = accept.split(',').filter((item) => SLIM_RENDERERS.includes(item));
+	if (wanted.length) return wanted[0] === 'text/plain' && wanted.length > 1 ? wanted[1] : wanted[0];
+	const suffix = /\+(json|xml)/.exec(accept);
+	if (suffix) return `application/${suffix[1]}`;
+	return 'text/html';
 }
 
 /**
@@ -98,22 +170,24 @@ function slimContentType(accept) {
  * @returns {{ status: number, body: Buffer, headers: Record<string, string> }}
  */
 function slimErrorReply(status, accept, allowed = []) {
-  const { title, description } = SLIM_ERRORS[status];
-  const type = slimContentType(accept);
-  let text;
-  if (type === 'application/json') text = JSON.stringify({ message: title }, null, 4);
-  else if (type === 'application/xml' || type === 'text/xml') text = `<error>\n  <message>${title}</message>\n</error>`;
-  else if (type === 'text/plain') text = `${title}\n`;
-  else {
-    text = '<!doctype html><html lang="en">    <head>        <meta charset="utf-8">        <meta name="viewport" content="width=device-width, initial-scale=1">' +
-      `        <title>${title}</title>        <style>            body{margin:0;padding:30px;font:12px/1.5 Helvetica,Arial,Verdana,sans-serif}` +
-      '            h1{margin:0;font-size:48px;font-weight:normal;line-height:48px}            strong{display:inline-block;width:65px}        </style>' +
-      `    </head>    <body>        <h1>${title}</h1>        <div><p>${description}</p></div>        <a href="#" onclick="window.history.go(-1)">Go Back</a>    </body></html>`;
-  }
-  /** @type {Record<string, string>} */
-  const headers = { 'Content-Type': type.startsWith('text/') ? `${type};charset=UTF-8` : type };
-  if (status === 405) headers.Allow = allowed.join(', ');
-  return { status, body: Buffer.from(text, 'utf8'), headers };
+	const { title, description } = SLIM_ERRORS[status];
+	const type = slimContentType(accept);
+	let text;
+	if (type === 'application/json') text = JSON.stringify({ message: title }, null, 4);
+	else if (type === 'application/xml' || type === 'text/xml')
+		text = `<error>\n  <message>${title}</message>\n</error>`;
+	else if (type === 'text/plain') text = `${title}\n`;
+	else {
+		text =
+			'<!doctype html><html lang="en">    <head>        <meta charset="utf-8">        <meta name="viewport" content="width=device-width, initial-scale=1">' +
+			`        <title>${title}</title>        <style>            body{margin:0;padding:30px;font:12px/1.5 Helvetica,Arial,Verdana,sans-serif}` +
+			'            h1{margin:0;font-size:48px;font-weight:normal;line-height:48px}            strong{display:inline-block;width:65px}        </style>' +
+			`    </head>    <body>        <h1>${title}</h1>        <div><p>${description}</p></div>        <a href="#" onclick="window.history.go(-1)">Go Back</a>    </body></html>`;
+	}
+	/** @type {Record<string, string>} */
+	const headers = { 'Content-Type': type.startsWith('text/') ? `${type};charset=UTF-8` : type };
+	if (status === 405) headers.Allow = allowed.join(', ');
+	return { status, body: Buffer.from(text, 'utf8'), headers };
 }
 
 /** Select\Applier::$aclAttributeList (no type of the sandbox has selectDefs' aclAttributeList). */
@@ -121,12 +195,29 @@ const ACL_ATTRIBUTES = ['assignedUserId', 'createdById'];
 
 /** The record services' $mandatorySelectAttributeList: added to a `select` of that type's lists. */
 const MANDATORY_SELECT = /** @type {Record<string, string[]>} */ ({
-  Contact: ['accountId', 'accountName'],
-  Opportunity: ['accountId', 'accountName'],
-  Email: ['name', 'createdById', 'dateSent', 'fromString', 'fromEmailAddressId', 'fromEmailAddressName', 'parentId',
-    'parentType', 'isHtml', 'isReplied', 'status', 'accountId', 'folderId', 'messageId', 'sentById', 'replyToString',
-    'hasAttachment', 'groupFolderId'],
-  User: ['isActive', 'userName', 'type'],
+	Contact: ['accountId', 'accountName'],
+	Opportunity: ['accountId', 'accountName'],
+	Email: [
+		'name',
+		'createdById',
+		'dateSent',
+		'fromString',
+		'fromEmailAddressId',
+		'fromEmailAddressName',
+		'parentId',
+		'parentType',
+		'isHtml',
+		'isReplied',
+		'status',
+		'accountId',
+		'folderId',
+		'messageId',
+		'sentById',
+		'replyToString',
+		'hasAttachment',
+		'groupFolderId',
+	],
+	User: ['isActive', 'userName', 'type'],
 });
 
 /**
@@ -137,15 +228,23 @@ const MANDATORY_SELECT = /** @type {Record<string, string[]>} */ ({
  * list links, which the sandbox lacks) are concerned; every other related list without select has full records.
  */
 const LINK_MANDATORY_SELECT = /** @type {Record<string, string[]>} */ ({
-  'Account.contacts': ['accountIsInactive'],
+	'Account.contacts': ['accountIsInactive'],
 });
 
 /** selectDefs.<Type>.selectAttributesDependencyMap. */
 const SELECT_DEPENDENCIES = /** @type {Record<string, Record<string, string[]>>} */ ({
-  Email: { subject: ['name'], personStringData: ['fromString', 'fromEmailAddressId'], replyToName: ['replyToString'] },
-  Meeting: { duration: ['dateStart', 'dateEnd'], dateStart: ['dateEnd'], dateStartDate: ['dateEnd', 'dateEndDate'] },
-  Call: { duration: ['dateStart', 'dateEnd'], dateStart: ['dateEnd'] },
-  Task: { dateEnd: ['status'] },
+	Email: {
+		subject: ['name'],
+		personStringData: ['fromString', 'fromEmailAddressId'],
+		replyToName: ['replyToString'],
+	},
+	Meeting: {
+		duration: ['dateStart', 'dateEnd'],
+		dateStart: ['dateEnd'],
+		dateStartDate: ['dateEnd', 'dateEndDate'],
+	},
+	Call: { duration: ['dateStart', 'dateEnd'], dateStart: ['dateEnd'] },
+	Task: { dateEnd: ['status'] },
 });
 
 /**
@@ -155,30 +254,45 @@ const SELECT_DEPENDENCIES = /** @type {Record<string, Record<string, string[]>>}
  *   passed: the `select` parameter split, null when absent; link/parentType: for related lists
  * @returns {string[] | null}
  */
-function selectAttributeList({ entityType, passed, orderByField, hasAttribute, fieldAttributes, link = null, parentType = null }) {
-  // Record\Service::prepareSearchParams (of the listed type): its mandatory attributes join a select; no select is ['*'].
-  let select = passed;
-  const mandatory = MANDATORY_SELECT[entityType];
-  if (select && mandatory) select = [...new Set([...select, ...mandatory])];
-  if (!select) select = ['*'];
-  // prepareLinkSearchParams (of the parent type), for related lists.
-  const linkMandatory = link && parentType ? LINK_MANDATORY_SELECT[`${parentType}.${link}`] : undefined;
-  if (linkMandatory) select = [...new Set([...select, ...linkMandatory])];
-  if (select.length === 1 && select[0] === '*') return null;
+function selectAttributeList({
+	entityType,
+	passed,
+	orderByField,
+	hasAttribute,
+	fieldAttributes,
+	link = null,
+	parentType = null,
+}) {
+	// Record\Service::prepareSearchParams (of the listed type): its mandatory attributes join a select; no select is ['*'].
+	let select = passed;
+	const mandatory = MANDATORY_SELECT[entityType];
+	if (select && mandatory) select = [...new Set([...select, ...mandatory])];
+	if (!select) select = ['*'];
+	// prepareLinkSearchParams (of the parent type), for related lists.
+	const linkMandatory =
+		link && parentType ? LINK_MANDATORY_SELECT[`${parentType}.${link}`] : undefined;
+	if (linkMandatory) select = [...new Set([...select, ...linkMandatory])];
+	if (select.length === 1 && select[0] === '*') return null;
 
-  /** @type {string[]} */
-  const list = [];
-  const add = (/** @type {string} */ a) => {
-    if (!list.includes(a) && hasAttribute(a)) list.push(a);
-  };
-  add('id');
-  for (const a of ACL_ATTRIBUTES) add(a);
-  for (const a of select) add(a);
-  for (const a of fieldAttributes(orderByField)) add(a);
-  for (const [a, dependants] of Object.entries(SELECT_DEPENDENCIES[entityType] || {})) {
-    if (list.includes(a)) for (const d of dependants) add(d);
-  }
-  return list;
+	/** @type {string[]} */
+	const list = [];
+	const add = (/** @type {string} */ a) => {
+		if (!list.includes(a) && hasAttribute(a)) list.push(a);
+	};
+	add('id');
+	for (const a of ACL_ATTRIBUTES) add(a);
+	for (const a of select) add(a);
+	for (const a of fieldAttributes(orderByField)) add(a);
+	for (const [a, dependants] of Object.entries(SELECT_DEPENDENCIES[entityType] || {})) {
+		if (list.includes(a)) for (const d of dependants) add(d);
+	}
+	return list;
 }
 
-module.exports = { matchRoute, slimErrorReply, selectAttributeList, MANDATORY_SELECT, LINK_MANDATORY_SELECT };
+module.exports = {
+	matchRoute,
+	slimErrorReply,
+	selectAttributeList,
+	MANDATORY_SELECT,
+	LINK_MANDATORY_SELECT,
+};

@@ -24,32 +24,45 @@ const copy = (v) => JSON.parse(JSON.stringify(v));
  * @param {Set<string>} restricted entity types the user may not reach
  */
 function i18nFor(user, restricted) {
-  /** @type {Record<string, any>} */
-  const out = copy(data);
-  if (!user) {
-    for (const key of ['scopeNames', 'scopeNamesPlural', 'dashlets', 'links', 'fields', 'options']) delete out.Global[key];
-    for (const scope of Object.keys(out)) if (scope !== 'Global' && scope !== 'User') delete out[scope];
-    for (const key of ['fields', 'links', 'options', 'filters', 'presetFilters', 'boolFilters', 'tooltips']) delete out.User[key];
-  } else {
-    for (const scope of restricted) {
-      delete out[scope];
-      delete out.Global.scopeNames[scope];
-      delete out.Global.scopeNamesPlural[scope];
-    }
-    if (!user.isAdmin) {
-      out.Settings = { options: { auth2FAMethodList: { Totp: 'TOTP', Email: 'Email', Sms: 'SMS' } } };
-      out.Admin = { messages: { userHasNoEmailAddress: 'User has no email address.' } };
-    }
-  }
-  // Always added at the end (LanguageService): the password labels of User.
-  out.User.fields = {
-    ...(out.User.fields || {}),
-    password: data.User.fields.password ?? 'Password',
-    passwordConfirm: data.User.fields.passwordConfirm ?? 'Confirm Password',
-    newPassword: data.User.fields.newPassword ?? 'New Password',
-    newPasswordConfirm: data.User.fields.newPasswordConfirm ?? 'Confirm New Password',
-  };
-  return out;
+	/** @type {Record<string, any>} */
+	const out = copy(data);
+	if (!user) {
+		for (const key of ['scopeNames', 'scopeNamesPlural', 'dashlets', 'links', 'fields', 'options'])
+			delete out.Global[key];
+		for (const scope of Object.keys(out))
+			if (scope !== 'Global' && scope !== 'User') delete out[scope];
+		for (const key of [
+			'fields',
+			'links',
+			'options',
+			'filters',
+			'presetFilters',
+			'boolFilters',
+			'tooltips',
+		])
+			delete out.User[key];
+	} else {
+		for (const scope of restricted) {
+			delete out[scope];
+			delete out.Global.scopeNames[scope];
+			delete out.Global.scopeNamesPlural[scope];
+		}
+		if (!user.isAdmin) {
+			out.Settings = {
+				options: { auth2FAMethodList: { Totp: 'TOTP', Email: 'Email', Sms: 'SMS' } },
+			};
+			out.Admin = { messages: { userHasNoEmailAddress: 'User has no email address.' } };
+		}
+	}
+	// Always added at the end (LanguageService): the password labels of User.
+	out.User.fields = {
+		...(out.User.fields || {}),
+		password: data.User.fields.password ?? 'Password',
+		passwordConfirm: data.User.fields.passwordConfirm ?? 'Confirm Password',
+		newPassword: data.User.fields.newPassword ?? 'New Password',
+		newPasswordConfirm: data.User.fields.newPasswordConfirm ?? 'Confirm New Password',
+	};
+	return out;
 }
 
 module.exports = { i18nFor };

@@ -383,10 +383,20 @@ export interface SandboxServerVersion {
 }
 
 /** The note EspoCRM writes itself when a record's status field changes, as `version` writes it (versions.js). */
-export function statusChangeNote(version: string, field: string, value: string): { type: string; data: Record<string, unknown> };
+export function statusChangeNote(
+	version: string,
+	field: string,
+	value: string,
+): { type: string; data: Record<string, unknown> };
 
 /** A note of EspoCRM's streams: a post, or what EspoCRM writes itself about a record (Create, Update, Status, …). */
-export type SandboxNote = Record<string, any> & { id: string; number: number; type: string; parentType: string | null; parentId: string | null };
+export type SandboxNote = Record<string, any> & {
+	id: string;
+	number: number;
+	type: string;
+	parentType: string | null;
+	parentId: string | null;
+};
 
 export interface SandboxStreams {
 	/** In creation order. */
@@ -432,7 +442,12 @@ export function seedDemoData(store: SandboxStore): {
 	tasks: number;
 };
 
-export const ENTITY_DEFS: Record<string, { fields: Record<string, any>; links: Record<string, any>; isCustom?: boolean }>;
+export const ENTITY_DEFS: Record<
+	string,
+	{ fields: Record<string, any>; links: Record<string, any>; isCustom?: boolean }
+>;
 
 /** The options of `npm run sandbox` and `npm run dev` (cli.js): both dialects, the demo data, no failed-login lock-out. */
-export const DEV_SANDBOX_OPTIONS: Readonly<Pick<SandboxOptions, 'dialect' | 'seed' | 'failedLoginLimit'>>;
+export const DEV_SANDBOX_OPTIONS: Readonly<
+	Pick<SandboxOptions, 'dialect' | 'seed' | 'failedLoginLimit'>
+>;

@@ -15,16 +15,52 @@
 
 /** @type {Readonly<Record<UserKey, SandboxUser>>} */
 const SANDBOX_USERS = Object.freeze({
-  // EspoCRM's first admin has the id '1'.
-  admin: { key: 'admin', id: '1', userName: 'admin', firstName: '', lastName: 'Admin', type: 'admin', isAdmin: true, isApi: false },
-  apiKey: { key: 'apiKey', id: '6700000000000a001', userName: 'api-key-user', firstName: '', lastName: 'API Key User', type: 'api', isAdmin: false, isApi: true },
-  hmac: { key: 'hmac', id: '6700000000000a002', userName: 'hmac-user', firstName: '', lastName: 'HMAC User', type: 'api', isAdmin: false, isApi: true },
-  oauth: { key: 'oauth', id: '6700000000000a003', userName: 'oauth-client', firstName: '', lastName: 'OAuth Client', type: 'regular', isAdmin: false, isApi: false },
+	// EspoCRM's first admin has the id '1'.
+	admin: {
+		key: 'admin',
+		id: '1',
+		userName: 'admin',
+		firstName: '',
+		lastName: 'Admin',
+		type: 'admin',
+		isAdmin: true,
+		isApi: false,
+	},
+	apiKey: {
+		key: 'apiKey',
+		id: '6700000000000a001',
+		userName: 'api-key-user',
+		firstName: '',
+		lastName: 'API Key User',
+		type: 'api',
+		isAdmin: false,
+		isApi: true,
+	},
+	hmac: {
+		key: 'hmac',
+		id: '6700000000000a002',
+		userName: 'hmac-user',
+		firstName: '',
+		lastName: 'HMAC User',
+		type: 'api',
+		isAdmin: false,
+		isApi: true,
+	},
+	oauth: {
+		key: 'oauth',
+		id: '6700000000000a003',
+		userName: 'oauth-client',
+		firstName: '',
+		lastName: 'OAuth Client',
+		type: 'regular',
+		isAdmin: false,
+		isApi: false,
+	},
 });
 
 /** @param {string | null | undefined} id @returns {SandboxUser | undefined} */
 function userById(id) {
-  return Object.values(SANDBOX_USERS).find((u) => u.id === id);
+	return Object.values(SANDBOX_USERS).find((u) => u.id === id);
 }
 
 module.exports = { SANDBOX_USERS, userById };

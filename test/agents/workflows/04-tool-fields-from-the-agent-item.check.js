@@ -11,12 +11,28 @@
  * name is reached by the node's name (docs/ai-agents.md).
  */
 module.exports = (result, { model, sandbox }, assert) => {
-	assert.equal(model.overruns, 0, 'the model was asked more often than its script answers (or a turn failed)');
+	assert.equal(
+		model.overruns,
+		0,
+		'the model was asked more often than its script answers (or a turn failed)',
+	);
 	assert.deepEqual(result.items('AI Agent'), [{ output: 'Created a lead for Grace Hopper.' }]);
-	assert.deepEqual(sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path}`), ['200 POST /Lead']);
-	assert.deepEqual(sandbox.requests[0].body, { firstName: 'Grace', lastName: 'Hopper', description: 'Hopper', source: 'Web Site', addressCity: 'Ticket item' });
+	assert.deepEqual(
+		sandbox.requests.map((r) => `${r.status} ${r.method} ${r.path}`),
+		['200 POST /Lead'],
+	);
+	assert.deepEqual(sandbox.requests[0].body, {
+		firstName: 'Grace',
+		lastName: 'Hopper',
+		description: 'Hopper',
+		source: 'Web Site',
+		addressCity: 'Ticket item',
+	});
 	const [lead] = model.toolResults(model.requests[1])[0].json;
-	assert.deepEqual([lead.name, lead.source, lead.addressCity], ['Grace Hopper', 'Web Site', 'Ticket item']);
+	assert.deepEqual(
+		[lead.name, lead.source, lead.addressCity],
+		['Grace Hopper', 'Web Site', 'Ticket item'],
+	);
 };
 
 module.exports.before = () => {};

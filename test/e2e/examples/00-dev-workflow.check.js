@@ -6,7 +6,10 @@
 module.exports = (result, sandbox, assert) => {
 	const [created] = result.items('Create Contact');
 	assert.ok(created && created.id, 'the dev workflow created a contact');
-	assert.deepEqual([created.firstName, created.lastName, created.emailAddress], ['Ada', 'Lovelace', 'ada@example.com']);
+	assert.deepEqual(
+		[created.firstName, created.lastName, created.emailAddress],
+		['Ada', 'Lovelace', 'ada@example.com'],
+	);
 	assert.equal(result.items('Get Created Contact')[0].id, created.id);
 };
 

@@ -24,9 +24,14 @@ module.exports = (result, sandbox, assert) => {
 	const { fresh, other, leftAlone } = sandbox.state;
 	// the check's stale leads and those of the demo data
 	const stale = [...sandbox.state.stale, ...sandbox.state.staleBefore];
-	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
+	for (const r of sandbox.requests)
+		assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
 	// started from the Manual Trigger only (the runner lists it first: see manualTriggerFirst in test/lib/e2e-runner.js)
-	assert.deepEqual(result.nodesRun, ['When clicking ‘Execute workflow’', 'New leads older than 30 days', 'Mark them Recycled']);
+	assert.deepEqual(result.nodesRun, [
+		'When clicking ‘Execute workflow’',
+		'New leads older than 30 days',
+		'Mark them Recycled',
+	]);
 
 	// the search: status New and modifiedAt older than 30 days
 	const [search, ...more] = sandbox.find('GET', '/Lead');
@@ -38,24 +43,38 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(String(where[1].value), '30');
 	assert.equal(String(where[1].dateTime), 'true');
 	const found = result.items('New leads older than 30 days');
-	assert.deepEqual(found.map((l) => l.id).sort(), [...stale].sort(), 'found exactly the stale New leads');
+	assert.deepEqual(
+		found.map((l) => l.id).sort(),
+		[...stale].sort(),
+		'found exactly the stale New leads',
+	);
 
 	// one mass update (EspoCRM: POST /MassAction) with their ids
 	const mass = sandbox.find('POST', '/MassAction');
 	assert.equal(mass.length, 1);
-	assert.deepEqual({ ...mass[0].body, params: { ids: [...mass[0].body.params.ids].sort() } }, {
-		entityType: 'Lead',
-		action: 'update',
-		params: { ids: [...stale].sort() },
-		data: { status: 'Recycled' },
-	});
+	assert.deepEqual(
+		{ ...mass[0].body, params: { ids: [...mass[0].body.params.ids].sort() } },
+		{
+			entityType: 'Lead',
+			action: 'update',
+			params: { ids: [...stale].sort() },
+			data: { status: 'Recycled' },
+		},
+	);
 	assert.equal(sandbox.requests.length, 2, 'two requests in all');
 
 	// afterwards
-	for (const id of stale) assert.equal(sandbox.store.get('Lead', id).status, 'Recycled', `stale lead ${id}`);
-	for (const id of fresh) assert.equal(sandbox.store.get('Lead', id).status, 'New', `recent lead ${id} left alone`);
-	assert.equal(sandbox.store.get('Lead', other).status, 'Assigned', 'a stale lead of another status left alone');
-	for (const [id, status] of Object.entries(leftAlone)) assert.equal(sandbox.store.get('Lead', id).status, status, `demo lead ${id} left alone`);
+	for (const id of stale)
+		assert.equal(sandbox.store.get('Lead', id).status, 'Recycled', `stale lead ${id}`);
+	for (const id of fresh)
+		assert.equal(sandbox.store.get('Lead', id).status, 'New', `recent lead ${id} left alone`);
+	assert.equal(
+		sandbox.store.get('Lead', other).status,
+		'Assigned',
+		'a stale lead of another status left alone',
+	);
+	for (const [id, status] of Object.entries(leftAlone))
+		assert.equal(sandbox.store.get('Lead', id).status, status, `demo lead ${id} left alone`);
 };
 
 module.exports.credential = 'devEspo';
@@ -72,12 +91,26 @@ module.exports.before = (sandbox) => {
 	// the leads already there (the demo data): New ones clearly older than 30 days are the example's too; one near
 	// the limit would make the expectation depend on the hour (see above), so there must be none
 	const existing = sandbox.store.list('Lead');
-	const nearLimit = existing.filter((l) => l.status === 'New' && l.modifiedAt < daysAgo(28) && l.modifiedAt >= daysAgo(32));
-	if (nearLimit.length) throw new Error(`New leads modified 28 to 32 days ago exist before the example ran: ${nearLimit.map((l) => l.id).join(', ')}`);
+	const nearLimit = existing.filter(
+		(l) => l.status === 'New' && l.modifiedAt < daysAgo(28) && l.modifiedAt >= daysAgo(32),
+	);
+	if (nearLimit.length)
+		throw new Error(
+			`New leads modified 28 to 32 days ago exist before the example ran: ${nearLimit.map((l) => l.id).join(', ')}`,
+		);
 	const staleBefore = existing.filter((l) => l.status === 'New' && l.modifiedAt < daysAgo(32));
 	sandbox.state.staleBefore = staleBefore.map((l) => l.id);
-	sandbox.state.leftAlone = Object.fromEntries(existing.filter((l) => !staleBefore.includes(l)).map((l) => [l.id, l.status]));
-	sandbox.state.stale = [lead('E2eExample-Stale-1', 'New', 45, 45), lead('E2eExample-Stale-2', 'New', 120, 32), lead('E2eExample-Stale-3', 'New', 400, 365)];
-	sandbox.state.fresh = [lead('E2eExample-Fresh-1', 'New', 2, 2), lead('E2eExample-Fresh-2', 'New', 90, 28)];
+	sandbox.state.leftAlone = Object.fromEntries(
+		existing.filter((l) => !staleBefore.includes(l)).map((l) => [l.id, l.status]),
+	);
+	sandbox.state.stale = [
+		lead('E2eExample-Stale-1', 'New', 45, 45),
+		lead('E2eExample-Stale-2', 'New', 120, 32),
+		lead('E2eExample-Stale-3', 'New', 400, 365),
+	];
+	sandbox.state.fresh = [
+		lead('E2eExample-Fresh-1', 'New', 2, 2),
+		lead('E2eExample-Fresh-2', 'New', 90, 28),
+	];
 	sandbox.state.other = lead('E2eExample-Assigned', 'Assigned', 90, 60);
 };

@@ -21,23 +21,39 @@ const { formatDateTime } = require('../../sandbox/util');
 
 /** A contact created in a second of its own, so that it is the newest by createdAt (whole seconds). */
 async function newestContact(sandbox, fields) {
-	const newestBefore = sandbox.store.list('Contact').reduce((max, c) => (c.createdAt > max ? c.createdAt : max), '');
+	const newestBefore = sandbox.store
+		.list('Contact')
+		.reduce((max, c) => (c.createdAt > max ? c.createdAt : max), '');
 	while (formatDateTime() <= newestBefore) await sleep(100);
 	return sandbox.store.create('Contact', fields);
 }
 
 module.exports = async (result, sandbox, assert) => {
 	const { owner, contact } = sandbox.state;
-	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
+	for (const r of sandbox.requests)
+		assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
 	if (result.runNumber === 2) {
 		// the newest contact has no owner: the run succeeds without reading a user or sending anything
-		assert.deepEqual(result.items('New contact').map((c) => c.id), [sandbox.state.ownerless.id]);
-		assert.deepEqual(result.nodesRun, ['Start (test: instead of the polling trigger)', 'New contact', 'Has an owner?']);
+		assert.deepEqual(
+			result.items('New contact').map((c) => c.id),
+			[sandbox.state.ownerless.id],
+		);
+		assert.deepEqual(result.nodesRun, [
+			'Start (test: instead of the polling trigger)',
+			'New contact',
+			'Has an owner?',
+		]);
 		assert.deepEqual(sandbox.find('GET', /^\/User\//), []);
 		assert.deepEqual(sandbox.find('POST', '/Email'), []);
 		return;
 	}
-	assert.deepEqual(result.nodesRun, ['Start (test: instead of the polling trigger)', 'New contact', 'Has an owner?', 'Its owner', 'Tell the owner']);
+	assert.deepEqual(result.nodesRun, [
+		'Start (test: instead of the polling trigger)',
+		'New contact',
+		'Has an owner?',
+		'Its owner',
+		'Tell the owner',
+	]);
 
 	// what "Fetch Test Event" asks for: the newest contact
 	const [list, ...more] = sandbox.find('GET', '/Contact');
@@ -48,7 +64,10 @@ module.exports = async (result, sandbox, assert) => {
 	assert.equal(result.items('New contact').length, 1);
 
 	// its owner, read by id
-	assert.deepEqual(sandbox.find('GET', `/User/${owner.id}`).map((r) => r.status), [200]);
+	assert.deepEqual(
+		sandbox.find('GET', `/User/${owner.id}`).map((r) => r.status),
+		[200],
+	);
 	assert.equal(result.items('Its owner')[0].emailAddress, 'olivia.owner@example.com');
 
 	// the mail to the owner, about the contact, linked to it
@@ -69,9 +88,16 @@ module.exports = async (result, sandbox, assert) => {
 	const [sent] = result.items('Tell the owner');
 	const mail = sandbox.outbox.find((m) => m.emailId === sent.id);
 	assert.ok(mail, 'the mail is in the outbox');
-	assert.deepEqual([mail.to, mail.from, mail.subject], [['olivia.owner@example.com'], 'crm@example.com', 'New contact: Nora E2eExample-Newest']);
+	assert.deepEqual(
+		[mail.to, mail.from, mail.subject],
+		[['olivia.owner@example.com'], 'crm@example.com', 'New contact: Nora E2eExample-Newest'],
+	);
 
-	sandbox.state.ownerless = await newestContact(sandbox, { firstName: 'Otto', lastName: 'E2eExample-NoOwner', emailAddress: 'otto.noowner@example.com' });
+	sandbox.state.ownerless = await newestContact(sandbox, {
+		firstName: 'Otto',
+		lastName: 'E2eExample-NoOwner',
+		emailAddress: 'otto.noowner@example.com',
+	});
 };
 
 module.exports.credential = 'devEspo';

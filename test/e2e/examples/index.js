@@ -59,7 +59,12 @@ function pollingTriggerAsManualStart(workflow) {
 			returnAll: false,
 			limit: 1,
 			...(p.filterMode && p.filterMode !== 'none'
-				? { filterMode: p.filterMode, matchType: p.matchType, conditions: p.conditions, whereJson: p.whereJson }
+				? {
+						filterMode: p.filterMode,
+						matchType: p.matchType,
+						conditions: p.conditions,
+						whereJson: p.whereJson,
+					}
 				: {}),
 			listOptions: {
 				...(select.length ? { select } : {}),
@@ -72,7 +77,10 @@ function pollingTriggerAsManualStart(workflow) {
 	return {
 		...workflow,
 		nodes: [start, fetchTestEvent, ...workflow.nodes.filter((n) => n !== trigger)],
-		connections: { ...workflow.connections, [start.name]: { main: [[{ node: trigger.name, type: 'main', index: 0 }]] } },
+		connections: {
+			...workflow.connections,
+			[start.name]: { main: [[{ node: trigger.name, type: 'main', index: 0 }]] },
+		},
 	};
 }
 
@@ -86,7 +94,9 @@ function withCredential(workflow, credential) {
 	return {
 		...workflow,
 		nodes: workflow.nodes.map((n) =>
-			n.credentials && n.credentials[CREDENTIAL_TYPE] ? { ...n, credentials: { ...n.credentials, [CREDENTIAL_TYPE]: { ...credential } } } : n,
+			n.credentials && n.credentials[CREDENTIAL_TYPE]
+				? { ...n, credentials: { ...n.credentials, [CREDENTIAL_TYPE]: { ...credential } } }
+				: n,
 		),
 	};
 }
@@ -102,24 +112,39 @@ function exampleWorkflows() {
 }
 
 function examples() {
-	return fs
-		.readdirSync(EXAMPLES_DIR)
-		.filter((f) => f.endsWith('.json'))
-		.sort()
-		// the AI-agent examples need a model: npm run test:agents runs them with its scripted one (test/agents/)
-		.filter((file) => !isAgentWorkflow(JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'))))
-		.map((file) => {
-			const base = file.slice(0, -5);
-			const source = path.join(EXAMPLES_DIR, file);
-			const checkFile = path.join(__dirname, `${base}.check.js`);
-			if (!fs.existsSync(checkFile)) throw new Error(`examples/${file} has no check: add test/e2e/examples/${base}.check.js`);
-			const key = require(checkFile).credential;
-			const credential = CREDENTIALS[key];
-			if (!credential) throw new Error(`${checkFile}: module.exports.credential must name one of ${Object.keys(CREDENTIALS).join(', ')}`);
-			const original = JSON.parse(fs.readFileSync(source, 'utf8'));
-			const json = withCredential(pollingTriggerAsManualStart(original), credential);
-			return { name: `example-${base}`, json, checkFile };
-		});
+	return (
+		fs
+			.readdirSync(EXAMPLES_DIR)
+			.filter((f) => f.endsWith('.json'))
+			.sort()
+			// the AI-agent examples need a model: npm run test:agents runs them with its scripted one (test/agents/)
+			.filter(
+				(file) =>
+					!isAgentWorkflow(JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'))),
+			)
+			.map((file) => {
+				const base = file.slice(0, -5);
+				const source = path.join(EXAMPLES_DIR, file);
+				const checkFile = path.join(__dirname, `${base}.check.js`);
+				if (!fs.existsSync(checkFile))
+					throw new Error(`examples/${file} has no check: add test/e2e/examples/${base}.check.js`);
+				const key = require(checkFile).credential;
+				const credential = CREDENTIALS[key];
+				if (!credential)
+					throw new Error(
+						`${checkFile}: module.exports.credential must name one of ${Object.keys(CREDENTIALS).join(', ')}`,
+					);
+				const original = JSON.parse(fs.readFileSync(source, 'utf8'));
+				const json = withCredential(pollingTriggerAsManualStart(original), credential);
+				return { name: `example-${base}`, json, checkFile };
+			})
+	);
 }
 
-module.exports = { exampleWorkflows, pollingTriggerAsManualStart, withCredential, isAgentWorkflow, EXAMPLES_DIR };
+module.exports = {
+	exampleWorkflows,
+	pollingTriggerAsManualStart,
+	withCredential,
+	isAgentWorkflow,
+	EXAMPLES_DIR,
+};

@@ -42,42 +42,70 @@ async function run(ctx) {
 	const { sandbox } = ctx;
 	const fromRequest = sandbox.requests.length;
 	// 1: n8n started, the owner set up, the workflow published
-	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'webhook phase', workflow, trigger: TRIGGER });
+	const phase = await startPhaseN8n(ctx, {
+		folder: 'webhook',
+		label: 'webhook phase',
+		workflow,
+		trigger: TRIGGER,
+	});
 	const { url, mark } = phase;
 	let ok = false;
 	try {
 		// 2: one webhook per event, with the production URL
 		const registered = sandbox.webhooks.list();
 		assert.deepEqual(
-			registered.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive })).sort((a, b) => a.event.localeCompare(b.event)),
+			registered
+				.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive }))
+				.sort((a, b) => a.event.localeCompare(b.event)),
 			[
 				{ event: 'Contact.create', url, userId: API_KEY_USER_ID, isActive: true },
 				{ event: 'Contact.update', url, userId: API_KEY_USER_ID, isActive: true },
 			],
-			'the sandbox holds one webhook per event, with main\'s production URL',
+			"the sandbox holds one webhook per event, with main's production URL",
 		);
-		const posts = sandbox.requests.slice(fromRequest).filter((r) => r.method === 'POST' && r.path === '/Webhook');
-		assert.deepEqual(posts.map((r) => [r.status, r.headers['x-api-key'], r.body.url]), [
-			[201, 'sandbox-api-key', url],
-			[201, 'sandbox-api-key', url],
-		]);
+		const posts = sandbox.requests
+			.slice(fromRequest)
+			.filter((r) => r.method === 'POST' && r.path === '/Webhook');
+		assert.deepEqual(
+			posts.map((r) => [r.status, r.headers['x-api-key'], r.body.url]),
+			[
+				[201, 'sandbox-api-key', url],
+				[201, 'sandbox-api-key', url],
+			],
+		);
 		await phase.webhookServed();
 
 		// 3: two contacts created, one signed delivery, one execution with both records
-		const ada = sandbox.store.create('Contact', { firstName: 'Ada', lastName: 'E2eWebhook-Lovelace', emailAddress: 'ada.webhook@example.com' });
-		const alan = sandbox.store.create('Contact', { firstName: 'Alan', lastName: 'E2eWebhook-Turing' });
+		const ada = sandbox.store.create('Contact', {
+			firstName: 'Ada',
+			lastName: 'E2eWebhook-Lovelace',
+			emailAddress: 'ada.webhook@example.com',
+		});
+		const alan = sandbox.store.create('Contact', {
+			firstName: 'Alan',
+			lastName: 'E2eWebhook-Turing',
+		});
 		let report = await sandbox.webhooks.deliver();
 		mark('create delivered');
-		assert.deepEqual(report.requests.map((r) => [r.event, r.count, r.status, r.outcome]), [['Contact.create', 2, 200, 'delivered']]);
+		assert.deepEqual(
+			report.requests.map((r) => [r.event, r.count, r.status, r.outcome]),
+			[['Contact.create', 2, 200, 'delivered']],
+		);
 		const createDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
-		assert.match(createDelivery.requestHeaders['X-Signature'] || createDelivery.requestHeaders['x-signature'], /^[A-Za-z0-9+/=]+$/);
+		assert.match(
+			createDelivery.requestHeaders['X-Signature'] || createDelivery.requestHeaders['x-signature'],
+			/^[A-Za-z0-9+/=]+$/,
+		);
 		const created = await phase.nthExecution(1);
 		mark('create executed');
 		const createdItems = itemsOf(created, TRIGGER);
-		assert.deepEqual(createdItems.map((i) => [i.id, i.firstName, i.lastName]), [
-			[ada.id, 'Ada', 'E2eWebhook-Lovelace'],
-			[alan.id, 'Alan', 'E2eWebhook-Turing'],
-		]);
+		assert.deepEqual(
+			createdItems.map((i) => [i.id, i.firstName, i.lastName]),
+			[
+				[ada.id, 'Ada', 'E2eWebhook-Lovelace'],
+				[alan.id, 'Alan', 'E2eWebhook-Turing'],
+			],
+		);
 		assert.deepEqual(itemsOf(created, NEXT), createdItems, `"${NEXT}" got the trigger's items`);
 
 		// 4: an update: the delivery names the changed field, the execution has the whole record
@@ -85,31 +113,68 @@ async function run(ctx) {
 		sandbox.store.update('Contact', ada.id, { description: 'changed by the e2e test' });
 		report = await sandbox.webhooks.deliver();
 		mark('update delivered');
-		assert.deepEqual(report.requests.map((r) => [r.event, r.count, r.status, r.outcome]), [['Contact.update', 1, 200, 'delivered']]);
+		assert.deepEqual(
+			report.requests.map((r) => [r.event, r.count, r.status, r.outcome]),
+			[['Contact.update', 1, 200, 'delivered']],
+		);
 		const updateDelivery = sandbox.webhooks.deliveries[sandbox.webhooks.deliveries.length - 1];
 		assert.equal(updateDelivery.payload[0].id, ada.id);
-		assert.equal(updateDelivery.payload[0].lastName, undefined, 'an update delivery carries only what changed');
+		assert.equal(
+			updateDelivery.payload[0].lastName,
+			undefined,
+			'an update delivery carries only what changed',
+		);
 		const updated = await phase.nthExecution(2);
 		mark('update executed');
 		const [full] = itemsOf(updated, TRIGGER);
 		assert.equal(itemsOf(updated, TRIGGER).length, 1);
 		assert.deepEqual(
-			{ id: full.id, firstName: full.firstName, lastName: full.lastName, emailAddress: full.emailAddress, description: full.description },
-			{ id: ada.id, firstName: 'Ada', lastName: 'E2eWebhook-Lovelace', emailAddress: 'ada.webhook@example.com', description: 'changed by the e2e test' },
+			{
+				id: full.id,
+				firstName: full.firstName,
+				lastName: full.lastName,
+				emailAddress: full.emailAddress,
+				description: full.description,
+			},
+			{
+				id: ada.id,
+				firstName: 'Ada',
+				lastName: 'E2eWebhook-Lovelace',
+				emailAddress: 'ada.webhook@example.com',
+				description: 'changed by the e2e test',
+			},
 			'the updated record in full',
 		);
-		const reads = sandbox.requests.slice(readsBefore).filter((r) => r.method === 'GET' && r.path.startsWith('/Contact/'));
-		assert.deepEqual(reads.map((r) => [r.status, r.path, r.headers['x-api-key']]), [[200, `/Contact/${ada.id}`, 'sandbox-api-key']]);
+		const reads = sandbox.requests
+			.slice(readsBefore)
+			.filter((r) => r.method === 'GET' && r.path.startsWith('/Contact/'));
+		assert.deepEqual(
+			reads.map((r) => [r.status, r.path, r.headers['x-api-key']]),
+			[[200, `/Contact/${ada.id}`, 'sandbox-api-key']],
+		);
 
 		// 5: refused deliveries start nothing
 		const body = JSON.stringify([{ id: ada.id, description: 'forged' }]);
 		const json = { 'content-type': 'application/json' };
 		const someWebhook = registered[0];
-		const wrong = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(someWebhook.id, 'not-the-secret', body) } });
+		const wrong = await srv.n8nRequest('POST', url, {
+			body,
+			headers: { ...json, 'x-signature': espoSignature(someWebhook.id, 'not-the-secret', body) },
+		});
 		const missing = await srv.n8nRequest('POST', url, { body, headers: json });
-		const unknown = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', someWebhook.secretKey, body) } });
+		const unknown = await srv.n8nRequest('POST', url, {
+			body,
+			headers: {
+				...json,
+				'x-signature': espoSignature('0000000000000beef', someWebhook.secretKey, body),
+			},
+		});
 		assert.deepEqual(
-			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
+			{
+				wrongSignature: wrong.status,
+				noSignature: missing.status,
+				unknownWebhookId: unknown.status,
+			},
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },
 		);
 		await srv.sleep(1000);
@@ -120,9 +185,16 @@ async function run(ctx) {
 		// 6: unpublishing deletes the webhooks
 		const beforeDelete = sandbox.requests.length;
 		await phase.unpublish();
-		assert.deepEqual(sandbox.webhooks.list(), [], 'unpublishing deleted the webhooks from the sandbox');
+		assert.deepEqual(
+			sandbox.webhooks.list(),
+			[],
+			'unpublishing deleted the webhooks from the sandbox',
+		);
 		const deletes = sandbox.requests.slice(beforeDelete).filter((r) => r.method === 'DELETE');
-		assert.deepEqual(deletes.map((r) => `${r.status} ${r.path}`).sort(), registered.map((w) => `200 /Webhook/${w.id}`).sort());
+		assert.deepEqual(
+			deletes.map((r) => `${r.status} ${r.path}`).sort(),
+			registered.map((w) => `200 /Webhook/${w.id}`).sort(),
+		);
 		ok = true;
 	} catch (e) {
 		const problem = e instanceof Error ? e : new Error(String(e));
@@ -131,7 +203,9 @@ async function run(ctx) {
 			...sandbox.requests
 				.slice(fromRequest)
 				.slice(0, 30)
-				.map((q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`),
+				.map(
+					(q) => `        ${q.status} ${q.method} ${q.path}${q.rawQuery ? `?${q.rawQuery}` : ''}`,
+				),
 			...logTail(phase.logFile),
 		];
 		throw problem;

@@ -6,13 +6,20 @@
 const crypto = require('crypto');
 
 function hmacHeader(method, path) {
-	const digest = crypto.createHmac('sha256', 'sandbox-hmac-secret').update(`${method} ${path}`).digest();
+	const digest = crypto
+		.createHmac('sha256', 'sandbox-hmac-secret')
+		.update(`${method} ${path}`)
+		.digest();
 	return Buffer.concat([Buffer.from('sandbox-hmac-key:'), digest]).toString('base64');
 }
 
 module.exports = (result, sandbox, assert) => {
 	for (const r of sandbox.requests) {
-		assert.equal(r.headers['x-hmac-authorization'], hmacHeader(r.method, r.path), `${r.method} ${r.path}: HMAC signature`);
+		assert.equal(
+			r.headers['x-hmac-authorization'],
+			hmacHeader(r.method, r.path),
+			`${r.method} ${r.path}: HMAC signature`,
+		);
 		assert.equal(r.headers.authorization, undefined);
 		assert.equal(r.status, 200, `${r.method} ${r.path} answered ${r.status}`);
 	}
@@ -24,19 +31,31 @@ module.exports = (result, sandbox, assert) => {
 
 	// link: one POST per item with {"id"}
 	const links = sandbox.find('POST', `/Account/${account.id}/contacts`);
-	assert.deepEqual(links.map((r) => r.body), [{ id: ada }, { id: charles }]);
+	assert.deepEqual(
+		links.map((r) => r.body),
+		[{ id: ada }, { id: charles }],
+	);
 	assert.deepEqual(result.items('Link Contacts'), [
 		{ id: account.id, relationship: 'contacts', linked: [ada] },
 		{ id: account.id, relationship: 'contacts', linked: [charles] },
 	]);
-	assert.deepEqual(result.items('Related Contacts').map((c) => c.id).sort(), [ada, charles].sort());
+	assert.deepEqual(
+		result
+			.items('Related Contacts')
+			.map((c) => c.id)
+			.sort(),
+		[ada, charles].sort(),
+	);
 
 	// unlink: id in the query and in the body (EspoCRM reads the body)
 	const unlinks = sandbox.find('DELETE', `/Account/${account.id}/contacts`);
 	assert.equal(unlinks.length, 1);
 	assert.equal(unlinks[0].query.id, ada);
 	assert.deepEqual(unlinks[0].body, { id: ada });
-	assert.deepEqual(result.items('Related After Unlink').map((c) => c.id), [charles]);
+	assert.deepEqual(
+		result.items('Related After Unlink').map((c) => c.id),
+		[charles],
+	);
 
 	// mass actions in EspoCRM's form
 	const massActions = sandbox.find('POST', '/MassAction');
@@ -47,7 +66,11 @@ module.exports = (result, sandbox, assert) => {
 		params: { ids: [ada, charles] },
 		data: { description: 'espo mass update' },
 	});
-	assert.deepEqual(massActions[1].body, { entityType: 'Contact', action: 'delete', params: { ids: [ada, charles] } });
+	assert.deepEqual(massActions[1].body, {
+		entityType: 'Contact',
+		action: 'delete',
+		params: { ids: [ada, charles] },
+	});
 	assert.equal(result.items('Mass Delete')[0].count, 2);
 	assert.equal(sandbox.store.get('Contact', ada), undefined);
 
@@ -58,7 +81,10 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(converts.length, 1);
 	assert.deepEqual(converts[0].body, {
 		id: lead.id,
-		records: { Account: { name: 'E2E Hmac Lead Co' }, Contact: { firstName: 'Grace', lastName: 'E2eHmac-Lead' } },
+		records: {
+			Account: { name: 'E2E Hmac Lead Co' },
+			Contact: { firstName: 'Grace', lastName: 'E2eHmac-Lead' },
+		},
 	});
 	const [converted] = result.items('Convert Lead');
 	assert.equal(converted.status, 'Converted');
@@ -74,5 +100,7 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(mails[0].body.parentId, converted.createdContactId);
 	const [sent] = result.items('Send Email');
 	assert.equal(sent.status, 'Sent');
-	assert.ok(sandbox.outbox.some((m) => m.emailId === sent.id && m.to.includes('grace.hmac@example.com')));
+	assert.ok(
+		sandbox.outbox.some((m) => m.emailId === sent.id && m.to.includes('grace.hmac@example.com')),
+	);
 };

@@ -36,7 +36,10 @@ module.exports = (result, sandbox, assert) => {
 	assert.ok(!('description' in byName['E2E Apollo']), 'an empty mapped value is left out');
 	// a list typed into the mapper as the editor saves it (a text field labelled "list: a, b"): n8n refused the literal
 	// before the run while list fields had n8n's type "array" ("expects a array")
-	assert.deepEqual(byName['E2E Literal'], { name: 'E2E Literal', labels: ['Research', 'Maintenance'] });
+	assert.deepEqual(byName['E2E Literal'], {
+		name: 'E2E Literal',
+		labels: ['Research', 'Maintenance'],
+	});
 	assert.equal(result.items('Create Projects').length, 2);
 
 	const list = sandbox.find('GET', '/CProject');
@@ -45,7 +48,10 @@ module.exports = (result, sandbox, assert) => {
 		{ type: 'isTrue', attribute: 'isBillable' },
 		{ type: 'startsWith', attribute: 'name', value: 'E2E ' },
 	]);
-	assert.deepEqual(result.items('Billable Projects').map((p) => p.name), ['E2E Apollo']);
+	assert.deepEqual(
+		result.items('Billable Projects').map((p) => p.name),
+		['E2E Apollo'],
+	);
 
 	const contact = sandbox.find('POST', '/Contact');
 	assert.equal(contact.length, 1);

@@ -20,7 +20,8 @@ const sha256 = (buffer) => crypto.createHash('sha256').update(buffer).digest('he
 
 module.exports = (result, sandbox, assert) => {
 	const { note, blob } = sandbox.state;
-	for (const r of sandbox.requests) assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
+	for (const r of sandbox.requests)
+		assert.equal(r.headers['x-api-key'], 'sandbox-api-key', `${r.method} ${r.path}: X-Api-Key`);
 
 	// n8n read the files
 	const [read] = result.rawItems('Both Files');
@@ -50,13 +51,31 @@ module.exports = (result, sandbox, assert) => {
 
 	// two uploads before it, as data URIs, stored byte for byte
 	const uploads = sandbox.find('POST', '/Attachment');
-	assert.deepEqual(uploads.map((r) => r.status), [200, 200]);
-	assert.ok(uploads.every((r) => r.startedAt < mails[0].startedAt), 'uploaded before the e-mail was sent');
+	assert.deepEqual(
+		uploads.map((r) => r.status),
+		[200, 200],
+	);
+	assert.ok(
+		uploads.every((r) => r.startedAt < mails[0].startedAt),
+		'uploaded before the e-mail was sent',
+	);
 	assert.deepEqual(
 		uploads.map(({ body: { file, ...rest } }) => rest),
 		[
-			{ name: 'note.txt', type: 'text/plain', role: 'Attachment', relatedType: 'Email', field: 'attachments' },
-			{ name: 'blob.bin', type: 'application/octet-stream', role: 'Attachment', relatedType: 'Email', field: 'attachments' },
+			{
+				name: 'note.txt',
+				type: 'text/plain',
+				role: 'Attachment',
+				relatedType: 'Email',
+				field: 'attachments',
+			},
+			{
+				name: 'blob.bin',
+				type: 'application/octet-stream',
+				role: 'Attachment',
+				relatedType: 'Email',
+				field: 'attachments',
+			},
 		],
 	);
 	assert.ok(uploads[0].body.file.startsWith('data:text/plain;base64,'));
@@ -64,27 +83,44 @@ module.exports = (result, sandbox, assert) => {
 	assert.equal(sandbox.store.get('Attachment', noteId).name, 'note.txt');
 	assert.equal(sandbox.store.get('Attachment', blobId).name, 'blob.bin');
 	assert.ok(sandbox.store.files.get(noteId).equals(note), 'the sandbox stored the note as written');
-	assert.ok(sandbox.store.files.get(blobId).equals(blob), 'the sandbox stored the 5 MiB as written');
+	assert.ok(
+		sandbox.store.files.get(blobId).equals(blob),
+		'the sandbox stored the 5 MiB as written',
+	);
 
 	// both downloaded, and the bytes n8n holds are the originals
 	const downloads = sandbox.find('GET', /^\/Attachment\/file\//);
-	assert.deepEqual(downloads.map((r) => `${r.status} ${r.path}`).sort(), [`200 /Attachment/file/${noteId}`, `200 /Attachment/file/${blobId}`].sort());
+	assert.deepEqual(
+		downloads.map((r) => `${r.status} ${r.path}`).sort(),
+		[`200 /Attachment/file/${noteId}`, `200 /Attachment/file/${blobId}`].sort(),
+	);
 	const hashed = result.items('Hash Download');
 	assert.equal(hashed.length, 2);
 	const got = Object.fromEntries(hashed.map((i) => [i.fileName, i]));
 	assert.deepEqual(
-		{ fileSize: got['note.txt'].fileSize, mimeType: got['note.txt'].mimeType, sha256: got['note.txt'].sha256 },
+		{
+			fileSize: got['note.txt'].fileSize,
+			mimeType: got['note.txt'].mimeType,
+			sha256: got['note.txt'].sha256,
+		},
 		{ fileSize: note.length, mimeType: 'text/plain', sha256: sha256(note) },
 	);
 	assert.deepEqual(
-		{ fileSize: got['blob.bin'].fileSize, mimeType: got['blob.bin'].mimeType, sha256: got['blob.bin'].sha256 },
+		{
+			fileSize: got['blob.bin'].fileSize,
+			mimeType: got['blob.bin'].mimeType,
+			sha256: got['blob.bin'].sha256,
+		},
 		{ fileSize: blob.length, mimeType: 'application/octet-stream', sha256: sha256(blob) },
 	);
 };
 
 /** The two files, in the folder n8n may read from. */
 module.exports.before = (sandbox) => {
-	const note = Buffer.from('Attachment test: plain text, UTF-8 (äöü ✓), two lines.\nSecond line.\n', 'utf8');
+	const note = Buffer.from(
+		'Attachment test: plain text, UTF-8 (äöü ✓), two lines.\nSecond line.\n',
+		'utf8',
+	);
 	const blob = crypto.randomBytes(5 * 1024 * 1024);
 	fs.mkdirSync(sandbox.filesDir, { recursive: true });
 	fs.writeFileSync(path.join(sandbox.filesDir, 'note.txt'), note);

@@ -13,15 +13,30 @@ module.exports = async (result, sandbox, assert) => {
 	sandbox.faults.clear();
 	try {
 		assert.deepEqual(recorder.requests, [], 'the other host received nothing');
-		assert.equal(sandbox.requests.length, NODES.length, 'one request per node: nothing resent after the redirect');
+		assert.equal(
+			sandbox.requests.length,
+			NODES.length,
+			'one request per node: nothing resent after the redirect',
+		);
 		assert.ok(sandbox.requests.every((r) => r.status === 307));
 		for (const name of NODES) {
 			const [item] = result.items(name);
 			assert.equal(result.error(name), undefined, `${name}: continued`);
-			assert.match(String(item.error), new RegExp(`redirected the request \\(307\\) to another address, ${recorder.origin.replace(/\./g, '\\.')}`), name);
+			assert.match(
+				String(item.error),
+				new RegExp(
+					`redirected the request \\(307\\) to another address, ${recorder.origin.replace(/\./g, '\\.')}`,
+				),
+				name,
+			);
 		}
 		const saved = JSON.stringify(result);
-		for (const secret of ['sandbox-api-key', 'sandbox-password', 'sandbox-client-secret', 'sandbox-hmac-secret']) {
+		for (const secret of [
+			'sandbox-api-key',
+			'sandbox-password',
+			'sandbox-client-secret',
+			'sandbox-hmac-secret',
+		]) {
 			assert.ok(!saved.includes(secret), `no ${secret} in the run data`);
 		}
 	} finally {
@@ -31,5 +46,9 @@ module.exports = async (result, sandbox, assert) => {
 
 module.exports.before = async (sandbox) => {
 	sandbox.state.recorder = await startRecorder({ host: '127.0.0.2' });
-	sandbox.faults.redirectNext({ count: NODES.length, status: 307, location: `${sandbox.state.recorder.origin}{url}` });
+	sandbox.faults.redirectNext({
+		count: NODES.length,
+		status: 307,
+		location: `${sandbox.state.recorder.origin}{url}`,
+	});
 };

@@ -12,9 +12,16 @@ const COUNT = 6000;
 module.exports = (result, sandbox, assert) => {
 	try {
 		const items = result.items('Get All Large Contacts');
-		assert.equal(items.length, COUNT, `${items.length} contacts in the saved run, expected ${COUNT}`);
+		assert.equal(
+			items.length,
+			COUNT,
+			`${items.length} contacts in the saved run, expected ${COUNT}`,
+		);
 		assert.equal(new Set(items.map((c) => c.id)).size, COUNT, 'every contact once');
-		assert.ok(items.every((c) => c.description === sandbox.state.description), 'each with its whole description');
+		assert.ok(
+			items.every((c) => c.description === sandbox.state.description),
+			'each with its whole description',
+		);
 		const pages = sandbox.find('GET', '/Contact');
 		assert.ok(pages.length >= COUNT / 200, `${pages.length} pages read`);
 		assert.ok(pages.every((p) => p.status === 200));
@@ -29,6 +36,12 @@ module.exports.before = (sandbox) => {
 	sandbox.state.ids = [];
 	for (let i = 0; i < COUNT; i++) {
 		const lastName = `E2e-Large-Output-${String(i).padStart(4, '0')}`;
-		sandbox.state.ids.push(sandbox.store.create('Contact', { firstName: 'Large', lastName, description: sandbox.state.description }).id);
+		sandbox.state.ids.push(
+			sandbox.store.create('Contact', {
+				firstName: 'Large',
+				lastName,
+				description: sandbox.state.description,
+			}).id,
+		);
 	}
 };

@@ -13,8 +13,16 @@ const NAME = 'AI Agent tools, a whole inbox (test:agents on EspoCRM)';
 
 /** Resolves when test:agents passes; rejects with its output when it does not. */
 async function run({ origin, credentials, log }) {
-	const lines = await runAgainstEspocrm([path.join(REPO, 'test', 'agents', 'run.js'), '--no-build'], { origin, credentials, env: { E2E_ONLY: '' } });
-	log(`${NAME}: ${lines.filter((line) => /^(PASS|\s+06-inbox:)/.test(line)).map((line) => line.trim()).join('; ')}`);
+	const lines = await runAgainstEspocrm(
+		[path.join(REPO, 'test', 'agents', 'run.js'), '--no-build'],
+		{ origin, credentials, env: { E2E_ONLY: '' } },
+	);
+	log(
+		`${NAME}: ${lines
+			.filter((line) => /^(PASS|\s+06-inbox:)/.test(line))
+			.map((line) => line.trim())
+			.join('; ')}`,
+	);
 }
 
 module.exports = { name: NAME, run };

@@ -10,7 +10,14 @@ const NAME = 'forms, credential test, polling trigger (engine harness)';
 
 /** Resolves when jest passes; rejects with jest's output when it does not. */
 async function run({ origin, credentials, log }) {
-	const args = [require.resolve('jest/bin/jest'), '--rootDir', REPO, '--testMatch', '<rootDir>/test/espocrm/forms/*.espocrm.ts', '--verbose'];
+	const args = [
+		require.resolve('jest/bin/jest'),
+		'--rootDir',
+		REPO,
+		'--testMatch',
+		'<rootDir>/test/espocrm/forms/*.espocrm.ts',
+		'--verbose',
+	];
 	const lines = await runAgainstEspocrm(args, { origin, credentials });
 	log(`${NAME}: ${lines.find((line) => line.includes('Tests:'))?.trim() ?? 'passed'}`);
 }

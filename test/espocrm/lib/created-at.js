@@ -34,7 +34,11 @@ function createdAtCheck(tag) {
 		);
 
 		const today = result.items('Created Today');
-		assert.deepEqual(today.map((i) => i.firstName).sort(), ['First', 'Second', 'Third'], `createdAt today found [${byName(today)}]`);
+		assert.deepEqual(
+			today.map((i) => i.firstName).sort(),
+			['First', 'Second', 'Third'],
+			`createdAt today found [${byName(today)}]`,
+		);
 	};
 
 	check.before = async (espo) => {

@@ -10,7 +10,13 @@ const { sent } = require('./helpers');
 
 const DAY = 86_400_000;
 /** The date `offset` days from now in a time zone without daylight saving time. */
-const dayIn = (zone, offset, now = Date.now()) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + offset * DAY));
+const dayIn = (zone, offset, now = Date.now()) =>
+	new Intl.DateTimeFormat('en-CA', {
+		timeZone: zone,
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+	}).format(new Date(now + offset * DAY));
 
 const OFFSETS = { 'D-1': -1, D0: 0, 'D+1': 1 };
 const EXPECTED = {
@@ -29,7 +35,10 @@ function dateFieldDaysCheck(zone, tag) {
 		const label = (name) => name.slice(prefix.length + 1);
 		for (const [node, expected] of Object.entries(EXPECTED)) {
 			for (const mode of ['', ' (JSON)']) {
-				const found = result.items(`${node}${mode}`).map((item) => label(item.name)).sort();
+				const found = result
+					.items(`${node}${mode}`)
+					.map((item) => label(item.name))
+					.sort();
 				assert.deepEqual(
 					found,
 					[...expected].sort(),
@@ -41,10 +50,18 @@ function dateFieldDaysCheck(zone, tag) {
 
 	check.before = async (espo) => {
 		const now = Date.now();
-		espo.state.days = Object.fromEntries(Object.entries(OFFSETS).map(([name, offset]) => [name, dayIn(zone, offset, now)]));
+		espo.state.days = Object.fromEntries(
+			Object.entries(OFFSETS).map(([name, offset]) => [name, dayIn(zone, offset, now)]),
+		);
 		espo.state.utcDay = dayIn('UTC', 0, now);
 		for (const [name, closeDate] of Object.entries(espo.state.days)) {
-			await espo.api.ok('POST', '/Opportunity', { name: `${prefix} ${name}`, closeDate, amount: 100, probability: 10, stage: 'Prospecting' });
+			await espo.api.ok('POST', '/Opportunity', {
+				name: `${prefix} ${name}`,
+				closeDate,
+				amount: 100,
+				probability: 10,
+				stage: 'Prospecting',
+			});
 		}
 	};
 	return check;

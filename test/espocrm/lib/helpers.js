@@ -29,9 +29,16 @@ function sent(espo, method, path) {
  */
 async function assertDeleted(espo, assert, entityType, id, label = `${entityType} ${id}`) {
 	const asUser = await espo.client('apiKey').get(`/${entityType}/${id}`);
-	assert.equal(asUser.status, 404, `${label}: GET as the API user after the delete: ${asUser.status}`);
+	assert.equal(
+		asUser.status,
+		404,
+		`${label}: GET as the API user after the delete: ${asUser.status}`,
+	);
 	const asAdmin = await espo.api.get(`/${entityType}/${id}`);
-	assert.ok(asAdmin.status === 404 || (asAdmin.status === 200 && asAdmin.body.deleted === true), `${label}: GET as admin: ${asAdmin.status} deleted=${asAdmin.body && asAdmin.body.deleted}`);
+	assert.ok(
+		asAdmin.status === 404 || (asAdmin.status === 200 && asAdmin.body.deleted === true),
+		`${label}: GET as admin: ${asAdmin.status} deleted=${asAdmin.body && asAdmin.body.deleted}`,
+	);
 }
 
 /**
@@ -41,7 +48,9 @@ async function assertDeleted(espo, assert, entityType, id, label = `${entityType
  * the paths of its own workflow.
  */
 function requestsFor(espo, ...entityTypes) {
-	return espo.requests.filter((r) => entityTypes.some((type) => r.path === `/${type}` || r.path.startsWith(`/${type}/`)));
+	return espo.requests.filter((r) =>
+		entityTypes.some((type) => r.path === `/${type}` || r.path.startsWith(`/${type}/`)),
+	);
 }
 
 module.exports = { pool, sent, assertDeleted, requestsFor };

@@ -20,7 +20,9 @@ function toQuery(params, prefix, out = []) {
 		out.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(String(params))}`);
 		return out;
 	}
-	const entries = Array.isArray(params) ? params.map((v, i) => [String(i), v]) : Object.entries(params);
+	const entries = Array.isArray(params)
+		? params.map((v, i) => [String(i), v])
+		: Object.entries(params);
 	for (const [k, v] of entries) toQuery(v, prefix ? `${prefix}[${k}]` : k, out);
 	return out;
 }
@@ -46,7 +48,10 @@ function espoClient(origin, auth = {}, { timeoutMs = 60000 } = {}) {
 	function request(method, path, { query, body, headers = {} } = {}) {
 		const qs = query ? toQuery(query).join('&') : '';
 		const url = `${base}${path}${qs ? `?${qs}` : ''}`;
-		const data = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+		const data =
+			body === undefined
+				? undefined
+				: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
 		const started = Date.now();
 		return new Promise((resolve, reject) => {
 			const req = http.request(
@@ -86,7 +91,9 @@ function espoClient(origin, auth = {}, { timeoutMs = 60000 } = {}) {
 					});
 				},
 			);
-			req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
+			req.on('timeout', () =>
+				req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)),
+			);
 			req.on('error', reject);
 			if (data) req.write(data);
 			req.end();
@@ -105,9 +112,14 @@ function espoClient(origin, auth = {}, { timeoutMs = 60000 } = {}) {
 		delete: (path, body, opts = {}) => request('DELETE', path, { ...opts, body }),
 		/** The reply's body when the status is 200, otherwise an Error naming status and reason. */
 		async ok(method, path, body, opts = {}) {
-			const r = await request(method, path, { ...opts, ...(method === 'GET' ? { query: body } : { body }) });
+			const r = await request(method, path, {
+				...opts,
+				...(method === 'GET' ? { query: body } : { body }),
+			});
 			if (r.status !== 200) {
-				throw new Error(`EspoCRM ${method} ${path}: ${r.status}${r.reason ? ` (${r.reason})` : ''} ${String(r.text).slice(0, 500)}`);
+				throw new Error(
+					`EspoCRM ${method} ${path}: ${r.status}${r.reason ? ` (${r.reason})` : ''} ${String(r.text).slice(0, 500)}`,
+				);
 			}
 			return r.body;
 		},

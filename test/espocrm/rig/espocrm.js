@@ -81,7 +81,11 @@ function layout(version, root = path.join(cacheParent(), `espocrm-${version}`)) 
 		root,
 		marker: path.join(root, 'installed.json'),
 		installLock: path.join(root, 'install.lock'),
-		snapshot: { dir: path.join(root, 'snapshot'), db: path.join(root, 'snapshot', 'db'), data: path.join(root, 'snapshot', 'data') },
+		snapshot: {
+			dir: path.join(root, 'snapshot'),
+			db: path.join(root, 'snapshot', 'db'),
+			data: path.join(root, 'snapshot', 'data'),
+		},
 		test: instance(root, 'test', path.join(root, 'tree')),
 		dev: instance(path.join(root, 'dev'), 'dev', path.join(root, 'dev', 'tree')),
 	};
@@ -150,7 +154,12 @@ function withPhp(release) {
 function exec(cmd, args, { cwd, env, timeoutMs = 10 * 60 * 1000 } = {}) {
 	return new Promise((resolve) => {
 		const started = Date.now();
-		const child = spawn(cmd, args, { cwd, env: env || process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+		const child = spawn(cmd, args, {
+			cwd,
+			env: env || process.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			detached: true,
+		});
 		let out = '';
 		child.stdout.on('data', (d) => (out += d));
 		child.stderr.on('data', (d) => (out += d));
@@ -253,13 +262,19 @@ async function startMariadb(inst, procs, log) {
 	});
 	const started = Date.now();
 	for (;;) {
-		if (!procs.running(child)) throw new Error(`mariadbd exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
+		if (!procs.running(child))
+			throw new Error(`mariadbd exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
 		if (fs.existsSync(sock)) {
-			const r = await exec(which('mariadb-admin'), ['--no-defaults', `--socket=${sock}`, '-uroot', 'ping'], { timeoutMs: 5000 });
+			const r = await exec(
+				which('mariadb-admin'),
+				['--no-defaults', `--socket=${sock}`, '-uroot', 'ping'],
+				{ timeoutMs: 5000 },
+			);
 			if (r.code === 0) break;
 		}
 		// room for a 2-core machine with a load of 16 (a limit for a hang, not for a slow start)
-		if (Date.now() - started > 180000) throw new Error(`mariadbd did not start within 180 s:\n${tail(logFile)}`);
+		if (Date.now() - started > 180000)
+			throw new Error(`mariadbd did not start within 180 s:\n${tail(logFile)}`);
 		await sleep(50);
 	}
 	log(`MariaDB on 127.0.0.1:${port} (${Date.now() - started} ms)`);
@@ -267,14 +282,29 @@ async function startMariadb(inst, procs, log) {
 }
 
 function sql(db, statements) {
-	return mustExec('mariadb', which('mariadb'), ['--no-defaults', `--socket=${db.socket}`, '-uroot', '-e', statements]);
+	return mustExec('mariadb', which('mariadb'), [
+		'--no-defaults',
+		`--socket=${db.socket}`,
+		'-uroot',
+		'-e',
+		statements,
+	]);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // PHP
 
 function phpArgs(inst) {
-	return ['-d', 'memory_limit=512M', '-d', `session.save_path=${inst.run}`, '-d', 'display_errors=stderr', '-d', 'date.timezone=UTC'];
+	return [
+		'-d',
+		'memory_limit=512M',
+		'-d',
+		`session.save_path=${inst.run}`,
+		'-d',
+		'display_errors=stderr',
+		'-d',
+		'date.timezone=UTC',
+	];
 }
 
 /** PHP (the release's: php.js) with the instance's settings and `args`, run to its end; resolves {code, out, ms}. */
@@ -284,33 +314,54 @@ function execPhp(php, inst, args, opts) {
 
 async function setConfig(php, inst, changes) {
 	const r = await execPhp(php, inst, [SET_CONFIG, inst.tree, JSON.stringify(changes)]);
-	if (r.code !== 0) throw new Error(`set-config.php failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
+	if (r.code !== 0)
+		throw new Error(`set-config.php failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
 }
 
 async function startPhp(php, inst, procs, log, wantedPort) {
 	const port = wantedPort || (await n8nEnv.freePort());
 	const origin = `http://127.0.0.1:${port}`;
 	const logFile = path.join(inst.run, 'php-server.log');
-	const child = procs.start('php -S', ...php.command([...phpArgs(inst), '-d', 'opcache.enable=1', '-S', `127.0.0.1:${port}`, '-t', inst.tree, ROUTER]), {
-		cwd: inst.tree,
-		// several workers: n8n sends requests in parallel
-		env: { ...process.env, PHP_CLI_SERVER_WORKERS: process.env.ESPOCRM_PHP_WORKERS || '4' },
-		logFile,
-		pidFile: path.join(inst.run, 'php-server.pid'),
-	});
+	const child = procs.start(
+		'php -S',
+		...php.command([
+			...phpArgs(inst),
+			'-d',
+			'opcache.enable=1',
+			'-S',
+			`127.0.0.1:${port}`,
+			'-t',
+			inst.tree,
+			ROUTER,
+		]),
+		{
+			cwd: inst.tree,
+			// several workers: n8n sends requests in parallel
+			env: { ...process.env, PHP_CLI_SERVER_WORKERS: process.env.ESPOCRM_PHP_WORKERS || '4' },
+			logFile,
+			pidFile: path.join(inst.run, 'php-server.pid'),
+		},
+	);
 	return { child, port, origin, logFile };
 }
 
 async function waitForApi(api, child, procs, logFile) {
 	const started = Date.now();
 	for (;;) {
-		if (!procs.running(child)) throw new Error(`php -S exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
+		if (!procs.running(child))
+			throw new Error(`php -S exited (${child.exitCode ?? child.signalCode}):\n${tail(logFile)}`);
 		try {
 			const r = await api.get('/App/user');
 			if (r.status === 200) return Date.now() - started;
-			if (Date.now() - started > 120000) throw new Error(`GET /App/user as admin: ${r.status} ${r.reason || ''} ${String(r.text).slice(0, 300)}`);
+			if (Date.now() - started > 120000)
+				throw new Error(
+					`GET /App/user as admin: ${r.status} ${r.reason || ''} ${String(r.text).slice(0, 300)}`,
+				);
 		} catch (e) {
-			if (Date.now() - started > 120000) throw new Error(`EspoCRM's API did not answer within 120 s: ${e.message}\n${tail(logFile)}`);
+			if (Date.now() - started > 120000)
+				throw new Error(
+					`EspoCRM's API did not answer within 120 s: ${e.message}\n${tail(logFile)}`,
+				);
 		}
 		await sleep(100);
 	}
@@ -325,8 +376,12 @@ async function waitForApi(api, child, procs, logFile) {
  * has the SMTP sink's (its group e-mail account is made then).
  */
 function allowLists({ smtpPort, webhookAddresses = [], install = false }) {
-	if (!install && allowListsOff()) return { emailServerAllowedAddressList: null, webhookAllowedAddressList: null };
-	return { emailServerAllowedAddressList: [`127.0.0.1:${smtpPort}`], webhookAllowedAddressList: webhookAddresses };
+	if (!install && allowListsOff())
+		return { emailServerAllowedAddressList: null, webhookAllowedAddressList: null };
+	return {
+		emailServerAllowedAddressList: [`127.0.0.1:${smtpPort}`],
+		webhookAllowedAddressList: webhookAddresses,
+	};
 }
 
 /** ESPOCRM_ALLOW_LISTS=off: EspoCRM started without 9.3's allow-lists (test:espocrm then runs what proves the node's messages). */
@@ -339,10 +394,14 @@ function allowListsOff() {
 
 async function installerStep(php, inst, action, params) {
 	const data = new URLSearchParams(params).toString();
-	const r = await execPhp(php, inst, ['install/cli.php', '-a', action, '-d', data], { cwd: inst.tree });
+	const r = await execPhp(php, inst, ['install/cli.php', '-a', action, '-d', data], {
+		cwd: inst.tree,
+	});
 	// it exits 0 even when a step failed, and prints "Error: ..."
 	if (r.code !== 0 || /(^|\n)\s*Error:/.test(r.out) || /Fatal error|Uncaught/.test(r.out))
-		throw new Error(`EspoCRM installer step ${action} failed (exit ${r.code}):\n${r.out.slice(-3000)}`);
+		throw new Error(
+			`EspoCRM installer step ${action} failed (exit ${r.code}):\n${r.out.slice(-3000)}`,
+		);
 	return r;
 }
 
@@ -380,7 +439,10 @@ async function ensureInstalled({ log = defaultLog, release } = {}) {
 
 	await ensurePrerequisites(log, { php: release.php });
 
-	const unlock = await acquireLock(L.installLock, { log, what: `the EspoCRM install in ${L.root}` });
+	const unlock = await acquireLock(L.installLock, {
+		log,
+		what: `the EspoCRM install in ${L.root}`,
+	});
 	try {
 		marker = readMarker(L);
 		if (markerValid(L, marker)) return marker; // another process installed it meanwhile
@@ -396,7 +458,9 @@ async function install(L, release, log) {
 	const lap = (name, since) => (timings[name] = Date.now() - since);
 	const inst = L.test;
 	const { php } = release;
-	log(`installing EspoCRM ${L.version} from ${release.tree} into ${L.root} with PHP ${release.phpVersion} (once; about a minute)`);
+	log(
+		`installing EspoCRM ${L.version} from ${release.tree} into ${L.root} with PHP ${release.phpVersion} (once; about a minute)`,
+	);
 
 	// a half-finished earlier install is thrown away; so is a test instance (it runs under its lock)
 	const releaseTest = await acquireLock(inst.lock, { log, what: 'the EspoCRM test instance' });
@@ -407,7 +471,8 @@ async function install(L, release, log) {
 		await stopLeftovers(inst.run, L.root, log);
 		await stopStrays([inst.tree, inst.db, inst.run, L.snapshot.dir], log);
 		fs.rmSync(L.marker, { force: true });
-		for (const d of [inst.tree, inst.db, inst.run, L.snapshot.dir]) fs.rmSync(d, { recursive: true, force: true });
+		for (const d of [inst.tree, inst.db, inst.run, L.snapshot.dir])
+			fs.rmSync(d, { recursive: true, force: true });
 		fs.mkdirSync(inst.run, { recursive: true });
 
 		let t = Date.now();
@@ -437,20 +502,43 @@ async function install(L, release, log) {
 		lap('mariadb', t);
 
 		t = Date.now();
-		const group = spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim() || os.userInfo().username;
+		const group =
+			spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim() || os.userInfo().username;
 		const steps = [
 			['step1', { 'user-lang': 'en_US' }],
 			[
 				'setupConfirmation',
-				{ 'db-platform': 'Mysql', 'host-name': `127.0.0.1:${db.port}`, 'db-name': DB.name, 'db-user-name': DB.user, 'db-user-password': DB.password },
+				{
+					'db-platform': 'Mysql',
+					'host-name': `127.0.0.1:${db.port}`,
+					'db-name': DB.name,
+					'db-user-name': DB.user,
+					'db-user-password': DB.password,
+				},
 			],
 			['checkPermission', {}],
-			['saveSettings', { 'site-url': 'http://127.0.0.1', 'default-permissions-user': os.userInfo().username, 'default-permissions-group': group }],
+			[
+				'saveSettings',
+				{
+					'site-url': 'http://127.0.0.1',
+					'default-permissions-user': os.userInfo().username,
+					'default-permissions-group': group,
+				},
+			],
 			['buildDatabase', {}],
 			['createUser', { 'user-name': ADMIN.username, 'user-pass': ADMIN.password }],
 			[
 				'savePreferences',
-				{ timeZone: 'UTC', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm', weekStart: '1', defaultCurrency: 'USD', thousandSeparator: ',', decimalMark: '.', language: 'en_US' },
+				{
+					timeZone: 'UTC',
+					dateFormat: 'YYYY-MM-DD',
+					timeFormat: 'HH:mm',
+					weekStart: '1',
+					defaultCurrency: 'USD',
+					thousandSeparator: ',',
+					decimalMark: '.',
+					language: 'en_US',
+				},
 			],
 			['finish', {}],
 		];
@@ -460,7 +548,10 @@ async function install(L, release, log) {
 			log(`  installer ${action} (${((Date.now() - s) / 1000).toFixed(1)}s)`);
 		}
 		const internal = fs.readFileSync(path.join(inst.tree, 'data', 'config-internal.php'), 'utf8');
-		if (!/'isInstalled'\s*=>\s*true/.test(internal)) throw new Error(`the installer finished, but data/config-internal.php has no 'isInstalled' => true`);
+		if (!/'isInstalled'\s*=>\s*true/.test(internal))
+			throw new Error(
+				`the installer finished, but data/config-internal.php has no 'isInstalled' => true`,
+			);
 		lap('installer', t);
 
 		// as admin through the API: role, API users, mail
@@ -471,7 +562,13 @@ async function install(L, release, log) {
 		try {
 			server = await startPhp(php, inst, procs, log);
 			// EspoCRM 9.3 saves a group e-mail account with an SMTP server on an internal address only when it is listed
-			await setConfig(php, inst, { 'config.php': { siteUrl: server.origin, smtpPort: smtp.port, ...allowLists({ smtpPort: smtp.port, install: true }) } });
+			await setConfig(php, inst, {
+				'config.php': {
+					siteUrl: server.origin,
+					smtpPort: smtp.port,
+					...allowLists({ smtpPort: smtp.port, install: true }),
+				},
+			});
 			const admin = espoClient(server.origin, ADMIN);
 			await waitForApi(admin, server.child, procs, server.logFile);
 			setup = await setUpThroughApi(admin, smtp, log, L.version);
@@ -485,7 +582,9 @@ async function install(L, release, log) {
 				isHtml: false,
 			});
 			if (probe.status !== 200 || smtp.messages.length !== 1)
-				throw new Error(`EspoCRM did not send e-mail through the sink: ${probe.status} ${probe.reason || ''} ${probe.text.slice(0, 300)}`);
+				throw new Error(
+					`EspoCRM did not send e-mail through the sink: ${probe.status} ${probe.reason || ''} ${probe.text.slice(0, 300)}`,
+				);
 			await admin.ok('DELETE', `/Email/${probe.body.id}`);
 		} finally {
 			await smtp.close();
@@ -512,7 +611,13 @@ async function install(L, release, log) {
 			...setup,
 		};
 		fs.writeFileSync(L.marker, JSON.stringify(marker, null, 2) + '\n');
-		log(`EspoCRM ${L.version} installed in ${((Date.now() - started) / 1000).toFixed(0)}s (${Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`).join(', ')})`);
+		log(
+			`EspoCRM ${L.version} installed in ${((Date.now() - started) / 1000).toFixed(0)}s (${Object.entries(
+				timings,
+			)
+				.map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}s`)
+				.join(', ')})`,
+		);
 		return marker;
 	} finally {
 		await procs.stopAll();
@@ -548,7 +653,10 @@ async function setUpThroughApi(admin, smtp, log, version) {
 		rolesIds: [role.id],
 		emailAddress: 'n8n-api-key@espocrm.test',
 	});
-	if (!keyUser.apiKey) throw new Error(`POST /User (ApiKey) replied without apiKey: ${JSON.stringify(keyUser).slice(0, 300)}`);
+	if (!keyUser.apiKey)
+		throw new Error(
+			`POST /User (ApiKey) replied without apiKey: ${JSON.stringify(keyUser).slice(0, 300)}`,
+		);
 	const hmacUser = await admin.ok('POST', '/User', {
 		userName: 'n8n-hmac',
 		type: 'api',
@@ -558,7 +666,8 @@ async function setUpThroughApi(admin, smtp, log, version) {
 		emailAddress: 'n8n-hmac@espocrm.test',
 	});
 	const hmacFull = await admin.ok('GET', `/User/${hmacUser.id}`);
-	if (!hmacFull.apiKey || !hmacFull.secretKey) throw new Error(`GET /User/${hmacUser.id} (Hmac) shows no apiKey/secretKey`);
+	if (!hmacFull.apiKey || !hmacFull.secretKey)
+		throw new Error(`GET /User/${hmacUser.id} (Hmac) shows no apiKey/secretKey`);
 	log(`  API users n8n-api-key ${keyUser.id}, n8n-hmac ${hmacUser.id}`);
 	await admin.ok('PUT', '/Settings', {
 		smtpServer: '127.0.0.1',
@@ -597,7 +706,12 @@ async function setUpThroughApi(admin, smtp, log, version) {
 		roleId: role.id,
 		adminId: adminUser.user.id,
 		apiKeyUser: { id: keyUser.id, userName: keyUser.userName, apiKey: keyUser.apiKey },
-		hmacUser: { id: hmacUser.id, userName: hmacUser.userName, apiKey: hmacFull.apiKey, secretKey: hmacFull.secretKey },
+		hmacUser: {
+			id: hmacUser.id,
+			userName: hmacUser.userName,
+			apiKey: hmacFull.apiKey,
+			secretKey: hmacFull.secretKey,
+		},
 		mailFrom: MAIL_FROM,
 		systemGroupAccountId,
 	};
@@ -614,7 +728,12 @@ async function ensureDevCopy(L, marker, log) {
 	try {
 		stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
 	} catch {}
-	if (stamp && stamp.installedAt === marker.installedAt && fs.existsSync(path.join(inst.tree, 'data', 'config-internal.php')) && fs.existsSync(path.join(inst.db, 'mysql')))
+	if (
+		stamp &&
+		stamp.installedAt === marker.installedAt &&
+		fs.existsSync(path.join(inst.tree, 'data', 'config-internal.php')) &&
+		fs.existsSync(path.join(inst.db, 'mysql'))
+	)
 		return false;
 	log(`creating the dev copy in ${inst.dir} (from the snapshot; kept between dev runs)`);
 	fs.rmSync(stampFile, { force: true });
@@ -624,7 +743,8 @@ async function ensureDevCopy(L, marker, log) {
 		await copyTree(L.test.tree, inst.tree); // another file system: a real copy
 	}
 	// what EspoCRM writes to (entity manager, layouts) must not be shared with the test tree
-	for (const d of ['custom', path.join('client', 'custom')]) await copyTree(path.join(L.test.tree, d), path.join(inst.tree, d));
+	for (const d of ['custom', path.join('client', 'custom')])
+		await copyTree(path.join(L.test.tree, d), path.join(inst.tree, d));
 	await copyTree(L.snapshot.data, path.join(inst.tree, 'data'));
 	await copyTree(L.snapshot.db, inst.db);
 	fs.writeFileSync(stampFile, JSON.stringify({ installedAt: marker.installedAt }) + '\n');
@@ -636,16 +756,27 @@ async function ensureDevCopy(L, marker, log) {
  * it). Starts MariaDB, PHP's server (workers) and the SMTP sink. Resolves to
  * {origin, apiBase, admin (client), keys, marker, smtp, runJob(name), timings, stop()}.
  */
-async function startEspo({ instance = 'test', fresh = instance === 'test', log = defaultLog, release, phpPort, webhookAddresses = [] } = {}) {
+async function startEspo({
+	instance = 'test',
+	fresh = instance === 'test',
+	log = defaultLog,
+	release,
+	phpPort,
+	webhookAddresses = [],
+} = {}) {
 	release = release || (await findRelease({ log }));
-	if (!release) throw Object.assign(new Error(skipLine('npm run test:espocrm')), { userFacing: true });
+	if (!release)
+		throw Object.assign(new Error(skipLine('npm run test:espocrm')), { userFacing: true });
 	release = withPhp(release);
 	const { php } = release;
 	const marker = await ensureInstalled({ log, release });
 	const L = layout(release.version);
 	const inst = L[instance];
 	const timings = {};
-	const releaseLock = await acquireLock(inst.lock, { log, what: `the EspoCRM ${instance} instance` });
+	const releaseLock = await acquireLock(inst.lock, {
+		log,
+		what: `the EspoCRM ${instance} instance`,
+	});
 	const procs = new Processes(log);
 	const onExit = () => procs.killAllSync();
 	process.on('exit', onExit);
@@ -671,7 +802,10 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 				await copyTree(L.snapshot.db, inst.db);
 			}
 		} else if (fresh) {
-			await Promise.all([copyTree(L.snapshot.data, path.join(inst.tree, 'data')), copyTree(L.snapshot.db, inst.db)]);
+			await Promise.all([
+				copyTree(L.snapshot.data, path.join(inst.tree, 'data')),
+				copyTree(L.snapshot.db, inst.db),
+			]);
 		}
 		timings.restore = Date.now() - t;
 
@@ -681,14 +815,24 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 		const server = await startPhp(php, inst, procs, log, phpPort);
 		const lists = allowLists({ smtpPort: smtp.port, webhookAddresses });
 		await setConfig(php, inst, {
-			'config.php': { siteUrl: server.origin, smtpServer: '127.0.0.1', smtpPort: smtp.port, ...lists },
+			'config.php': {
+				siteUrl: server.origin,
+				smtpServer: '127.0.0.1',
+				smtpPort: smtp.port,
+				...lists,
+			},
 			'config-internal.php': { database: { host: '127.0.0.1', port: String(db.port) } },
 		});
 		// the group account's SMTP is a record, not config: the sink of this run. Without the allow-lists, EspoCRM 9.3
 		// refuses to save it (an SMTP server on an internal address): the install made it, so it is removed here.
 		if (marker.systemGroupAccountId) {
-			const change = lists.emailServerAllowedAddressList ? `smtp_port = ${Number(smtp.port)}` : 'deleted = 1';
-			await sql(db, `UPDATE \`${DB.name}\`.inbound_email SET ${change} WHERE id = '${marker.systemGroupAccountId}';`);
+			const change = lists.emailServerAllowedAddressList
+				? `smtp_port = ${Number(smtp.port)}`
+				: 'deleted = 1';
+			await sql(
+				db,
+				`UPDATE \`${DB.name}\`.inbound_email SET ${change} WHERE id = '${marker.systemGroupAccountId}';`,
+			);
 		}
 		const admin = espoClient(server.origin, { username: ADMIN.username, password: ADMIN.password });
 		timings.firstRequest = await waitForApi(admin, server.child, procs, server.logFile);
@@ -705,7 +849,9 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 		return {
 			version: L.version,
 			/** Tables whose names differ between versions (9.x renamed Subscription to StreamSubscription). */
-			tables: { subscription: Number(L.version.split('.')[0]) >= 9 ? 'stream_subscription' : 'subscription' },
+			tables: {
+				subscription: Number(L.version.split('.')[0]) >= 9 ? 'stream_subscription' : 'subscription',
+			},
 			instance,
 			origin: server.origin,
 			apiBase: `${server.origin}/api/v1`,
@@ -723,8 +869,14 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			logs: { php: server.logFile, mariadb: path.join(inst.run, 'mariadb.log') },
 			/** `php command.php run-job <Name>` in the tree (for example ProcessWebhookQueue). */
 			runJob: async (name) => {
-				const r = await execPhp(php, inst, ['command.php', 'run-job', name], { cwd: inst.tree, timeoutMs: 120000 });
-				if (r.code !== 0) throw new Error(`php command.php run-job ${name} exited with ${r.code}:\n${r.out.slice(-2000)}`);
+				const r = await execPhp(php, inst, ['command.php', 'run-job', name], {
+					cwd: inst.tree,
+					timeoutMs: 120000,
+				});
+				if (r.code !== 0)
+					throw new Error(
+						`php command.php run-job ${name} exited with ${r.code}:\n${r.out.slice(-2000)}`,
+					);
 				return r.out;
 			},
 			/**
@@ -732,15 +884,32 @@ async function startEspo({ instance = 'test', fresh = instance === 'test', log =
 			 * stored, beside what its API says (`mariadb --batch`, whose escapes are undone).
 			 */
 			query: async (statement) => {
-				const r = await mustExec('mariadb', which('mariadb'), ['--no-defaults', `--socket=${db.socket}`, '-uroot', '--batch', DB.name, '-e', statement]);
-				const unescape = (v) => (v === 'NULL' ? null : v.replace(/\\(.)/g, (_m, c) => ({ n: '\n', t: '\t', 0: '\0', '\\': '\\' })[c] ?? c));
+				const r = await mustExec('mariadb', which('mariadb'), [
+					'--no-defaults',
+					`--socket=${db.socket}`,
+					'-uroot',
+					'--batch',
+					DB.name,
+					'-e',
+					statement,
+				]);
+				const unescape = (v) =>
+					v === 'NULL'
+						? null
+						: v.replace(/\\(.)/g, (_m, c) => ({ n: '\n', t: '\t', 0: '\0', '\\': '\\' })[c] ?? c);
 				const [header, ...rows] = r.out.split('\n').filter((line) => line !== '');
 				if (!header) return [];
 				const columns = header.split('\t');
-				return rows.map((row) => Object.fromEntries(row.split('\t').map((v, i) => [columns[i], unescape(v)])));
+				return rows.map((row) =>
+					Object.fromEntries(row.split('\t').map((v, i) => [columns[i], unescape(v)])),
+				);
 			},
 			/** A client for the API as one of the users: 'admin' | 'apiKey' | 'hmac'. */
-			client: (who) => espoClient(server.origin, who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey }),
+			client: (who) =>
+				espoClient(
+					server.origin,
+					who === 'admin' ? ADMIN : who === 'hmac' ? keys.hmac : { apiKey: keys.apiKey.apiKey },
+				),
 			stop,
 		};
 	} catch (e) {
@@ -767,16 +936,29 @@ if (require.main === module) {
 	releaseOrSkip('node test/espocrm/rig/espocrm.js')
 		.then((release) => release && startEspo({ instance: dev ? 'dev' : 'test', release }))
 		.then(
-		(e) => {
-			if (!e) return;
-			console.log(JSON.stringify({ origin: e.origin, admin: e.keys.admin, apiKey: e.keys.apiKey.apiKey, hmac: e.keys.hmac, smtpPort: e.smtp.port, timings: e.timings }, null, 2));
-			const bye = () => e.stop().then(() => process.exit(0));
-			process.on('SIGINT', bye);
-			process.on('SIGTERM', bye);
-		},
-		(err) => {
-			console.error(err.message);
-			process.exit(1);
-		},
-	);
+			(e) => {
+				if (!e) return;
+				console.log(
+					JSON.stringify(
+						{
+							origin: e.origin,
+							admin: e.keys.admin,
+							apiKey: e.keys.apiKey.apiKey,
+							hmac: e.keys.hmac,
+							smtpPort: e.smtp.port,
+							timings: e.timings,
+						},
+						null,
+						2,
+					),
+				);
+				const bye = () => e.stop().then(() => process.exit(0));
+				process.on('SIGINT', bye);
+				process.on('SIGTERM', bye);
+			},
+			(err) => {
+				console.error(err.message);
+				process.exit(1);
+			},
+		);
 }

@@ -39,17 +39,49 @@ function givenPhp({ cacheParent, zip } = {}) {
 	const chroot = process.env.ESPOCRM_PHP_CHROOT;
 	if (chroot) {
 		const root = path.resolve(chroot);
-		if (!fs.existsSync(path.join(root, 'usr', 'bin', 'php')) && !fs.existsSync(path.join(root, 'usr', 'local', 'bin', 'php')))
+		if (
+			!fs.existsSync(path.join(root, 'usr', 'bin', 'php')) &&
+			!fs.existsSync(path.join(root, 'usr', 'local', 'bin', 'php'))
+		)
 			throw userFacing(`ESPOCRM_PHP_CHROOT=${chroot}: no usr/bin/php in that folder`);
-		const binds = [...new Set(['/tmp', '/proc', '/dev', os.tmpdir(), REPO_ROOT, cacheParent, zip && path.dirname(path.resolve(zip))].filter(Boolean))];
+		const binds = [
+			...new Set(
+				[
+					'/tmp',
+					'/proc',
+					'/dev',
+					os.tmpdir(),
+					REPO_ROOT,
+					cacheParent,
+					zip && path.dirname(path.resolve(zip)),
+				].filter(Boolean),
+			),
+		];
 		return {
 			label: `php in the chroot ${root} (ESPOCRM_PHP_CHROOT)`,
 			given: true,
-			command: (args) => ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', CHROOT_SCRIPT, 'php-chroot', root, ...binds, '--', ...args]],
+			command: (args) => [
+				'unshare',
+				[
+					'--mount',
+					'--propagation',
+					'private',
+					'--',
+					'sh',
+					'-c',
+					CHROOT_SCRIPT,
+					'php-chroot',
+					root,
+					...binds,
+					'--',
+					...args,
+				],
+			],
 		};
 	}
 	const program = process.env.ESPOCRM_PHP;
-	if (program) return { label: `${program} (ESPOCRM_PHP)`, given: true, command: (args) => [program, args] };
+	if (program)
+		return { label: `${program} (ESPOCRM_PHP)`, given: true, command: (args) => [program, args] };
 	return { label: 'php', given: false, command: (args) => ['php', args] };
 }
 
@@ -93,7 +125,10 @@ function phpForRelease(release, { cacheParent, zip } = {}) {
 	const needs = requiredPhp(release.tree);
 	const version = phpVersion(php);
 	const howTo = `ESPOCRM_PHP=<php ${needs || '8.1'} or later> or ESPOCRM_PHP_CHROOT=<a root file system holding one>`;
-	if (!version) return { missing: `EspoCRM ${release.version} needs PHP${needs ? ` ${needs} or later` : ''} and ${php.label} does not run (${howTo})` };
+	if (!version)
+		return {
+			missing: `EspoCRM ${release.version} needs PHP${needs ? ` ${needs} or later` : ''} and ${php.label} does not run (${howTo})`,
+		};
 	if (needs && versionId(version) < versionId(needs))
 		return {
 			missing: `EspoCRM ${release.version} needs PHP ${needs} or later (its vendor/composer/platform_check.php) and ${php.label} is ${version} (${howTo})`,

@@ -47,7 +47,12 @@ class Processes {
 	 */
 	start(name, cmd, args, { cwd, env, logFile, pidFile } = {}) {
 		const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-		const child = spawn(cmd, args, { cwd, env: env || process.env, stdio: ['ignore', out, out], detached: true });
+		const child = spawn(cmd, args, {
+			cwd,
+			env: env || process.env,
+			stdio: ['ignore', out, out],
+			detached: true,
+		});
 		if (typeof out === 'number') fs.closeSync(out);
 		child.procName = name;
 		child.pidFile = pidFile;
@@ -69,9 +74,14 @@ class Processes {
 	async stop(child, { timeoutMs = 10000, signal = 'SIGTERM' } = {}) {
 		if (this.running(child)) {
 			killGroup(child.pid, signal);
-			const done = await Promise.race([child.exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+			const done = await Promise.race([
+				child.exited.then(() => true),
+				sleep(timeoutMs).then(() => false),
+			]);
 			if (!done) {
-				this.log(`${child.procName} (pid ${child.pid}) did not stop within ${timeoutMs / 1000} s: SIGKILL`);
+				this.log(
+					`${child.procName} (pid ${child.pid}) did not stop within ${timeoutMs / 1000} s: SIGKILL`,
+				);
 				killGroup(child.pid, 'SIGKILL');
 				await child.exited;
 			}
@@ -119,7 +129,17 @@ async function stopLeftovers(runDir, mustMention, log) {
 	}
 }
 
-const OUR_COMMANDS = new Set(['mariadbd', 'mysqld', 'php', 'tar', 'cp', 'mariadb-install-db', 'mariadb', 'mariadb-admin', 'gzip']);
+const OUR_COMMANDS = new Set([
+	'mariadbd',
+	'mysqld',
+	'php',
+	'tar',
+	'cp',
+	'mariadb-install-db',
+	'mariadb',
+	'mariadb-admin',
+	'gzip',
+]);
 
 /**
  * Stops processes a killed earlier run left behind that its pid files do not name (a `tar` still extracting, a `cp`
@@ -141,7 +161,10 @@ async function stopStrays(paths, log) {
 		const prog = path.basename(args[0] || '');
 		if (!OUR_COMMANDS.has(prog)) continue;
 		const text = ` ${args.join(' ')} `;
-		if (!paths.some((p) => text.includes(`${p}/`) || text.includes(`${p} `) || text.includes(`=${p}`))) continue;
+		if (
+			!paths.some((p) => text.includes(`${p}/`) || text.includes(`${p} `) || text.includes(`=${p}`))
+		)
+			continue;
 		log(`stopping ${prog} (pid ${pid}) left running by an earlier run`);
 		killGroup(pid, 'SIGKILL');
 		killed.push(pid);

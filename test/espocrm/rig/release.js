@@ -29,7 +29,14 @@ const { givenPhp, runPhp } = require('./php');
 /** The releases the tests were run on, with the digest of their trees (releases.json: version -> {treeSha256, zip}). */
 const PINNED = require('./releases.json');
 
-const REQUIRED = ['index.php', 'bootstrap.php', 'application', 'client', 'vendor', path.join('install', 'cli.php')];
+const REQUIRED = [
+	'index.php',
+	'bootstrap.php',
+	'application',
+	'client',
+	'vendor',
+	path.join('install', 'cli.php'),
+];
 
 function isReleaseTree(dir) {
 	return REQUIRED.every((p) => fs.existsSync(path.join(dir, p)));
@@ -62,7 +69,13 @@ function treeDigest(tree) {
 		for (const e of fs.readdirSync(path.join(tree, rel), { withFileTypes: true })) {
 			const r = rel ? `${rel}/${e.name}` : e.name;
 			if (e.isDirectory()) walk(r);
-			else if (e.isFile()) lines.push(`${r}\0${crypto.createHash('sha256').update(fs.readFileSync(path.join(tree, r))).digest('hex')}\n`);
+			else if (e.isFile())
+				lines.push(
+					`${r}\0${crypto
+						.createHash('sha256')
+						.update(fs.readFileSync(path.join(tree, r)))
+						.digest('hex')}\n`,
+				);
 		}
 	};
 	walk('');
@@ -96,11 +109,17 @@ function unpackZip(zip, into, log, php = givenPhp({ zip })) {
 			zip,
 			dir,
 		]);
-		if (r.status !== 0) throw userFacing(`Could not unpack ${zip} (ESPOCRM_ZIP): ${(r.stderr || r.error || '').toString().trim()}`);
+		if (r.status !== 0)
+			throw userFacing(
+				`Could not unpack ${zip} (ESPOCRM_ZIP): ${(r.stderr || r.error || '').toString().trim()}`,
+			);
 		fs.writeFileSync(done, `${sum}\n`);
 	}
 	const tree = releaseTreeIn(dir);
-	if (!tree) throw userFacing(`${zip} (ESPOCRM_ZIP) holds no EspoCRM release tree (index.php, application/, client/, vendor/, install/cli.php)`);
+	if (!tree)
+		throw userFacing(
+			`${zip} (ESPOCRM_ZIP) holds no EspoCRM release tree (index.php, application/, client/, vendor/, install/cli.php)`,
+		);
 	return tree;
 }
 
@@ -115,7 +134,10 @@ function givenRelease({ zipCache, log = () => {}, php } = {}) {
 		const dir = path.resolve(treeVar);
 		if (!fs.existsSync(dir)) throw userFacing(`ESPOCRM_TREE=${treeVar}: no such folder`);
 		const tree = releaseTreeIn(dir);
-		if (!tree) throw userFacing(`ESPOCRM_TREE=${treeVar} holds no EspoCRM release tree (index.php, application/, client/, vendor/, install/cli.php)`);
+		if (!tree)
+			throw userFacing(
+				`ESPOCRM_TREE=${treeVar} holds no EspoCRM release tree (index.php, application/, client/, vendor/, install/cli.php)`,
+			);
 		return { tree, version: readVersion(tree), source: `ESPOCRM_TREE=${treeVar}` };
 	}
 	if (zipVar) {
@@ -145,12 +167,22 @@ function compareWithPinned(tree, version) {
 	return { digest, pinned, matches: !!pinned && pinned === digest };
 }
 
-module.exports = { givenRelease, releaseTreeIn, readVersion, treeDigest, skipLine, compareWithPinned, PINNED };
+module.exports = {
+	givenRelease,
+	releaseTreeIn,
+	readVersion,
+	treeDigest,
+	skipLine,
+	compareWithPinned,
+	PINNED,
+};
 
 if (require.main === module) {
 	const [cmd, target] = process.argv.slice(2);
 	if (!['digest', 'check'].includes(cmd) || !target) {
-		console.error('usage: node test/espocrm/rig/release.js digest|check <release tree folder or zip>');
+		console.error(
+			'usage: node test/espocrm/rig/release.js digest|check <release tree folder or zip>',
+		);
 		process.exit(2);
 	}
 	const os = require('os');
@@ -175,13 +207,18 @@ if (require.main === module) {
 		if (!pinned) {
 			// A version listed without a digest (releases.json says why): its CI job prints the digest for a maintainer to
 			// pin, and goes on.
-			console.log(`no digest is pinned for ${version} yet (${PINNED[version].digest}): to pin this tree, set its treeSha256 in test/espocrm/rig/releases.json to ${digest}`);
+			console.log(
+				`no digest is pinned for ${version} yet (${PINNED[version].digest}): to pin this tree, set its treeSha256 in test/espocrm/rig/releases.json to ${digest}`,
+			);
 			// On GitHub Actions, also on the run's summary page.
-			if (process.env.GITHUB_ACTIONS === 'true') console.log(`::notice title=EspoCRM ${version}: tree digest to pin::${digest}`);
+			if (process.env.GITHUB_ACTIONS === 'true')
+				console.log(`::notice title=EspoCRM ${version}: tree digest to pin::${digest}`);
 			process.exit(0);
 		}
 		if (!matches) {
-			console.error(`does not match the digest pinned for ${version} (${pinned}): not the release the tests were written for`);
+			console.error(
+				`does not match the digest pinned for ${version} (${pinned}): not the release the tests were written for`,
+			);
 			process.exit(1);
 		}
 		console.log(`matches the digest pinned for ${version}`);

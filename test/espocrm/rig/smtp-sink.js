@@ -14,17 +14,24 @@ const net = require('net');
 
 /** RFC 2047 encoded words (=?UTF-8?B?...?= / =?UTF-8?Q?...?=) as text. */
 function decodeWords(s) {
-	return String(s).replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=\s*(?==\?)?/g, (_m, _charset, enc, text) => {
-		if (enc.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
-		return Buffer.from(
-			text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_x, h) => String.fromCharCode(parseInt(h, 16))),
-			'latin1',
-		).toString('utf8');
-	});
+	return String(s).replace(
+		/=\?([^?]+)\?([BbQq])\?([^?]*)\?=\s*(?==\?)?/g,
+		(_m, _charset, enc, text) => {
+			if (enc.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
+			return Buffer.from(
+				text
+					.replace(/_/g, ' ')
+					.replace(/=([0-9A-Fa-f]{2})/g, (_x, h) => String.fromCharCode(parseInt(h, 16))),
+				'latin1',
+			).toString('utf8');
+		},
+	);
 }
 
 function decodeQuotedPrintable(s) {
-	const bytes = s.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_x, h) => String.fromCharCode(parseInt(h, 16)));
+	const bytes = s
+		.replace(/=\r?\n/g, '')
+		.replace(/=([0-9A-Fa-f]{2})/g, (_x, h) => String.fromCharCode(parseInt(h, 16)));
 	return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
@@ -102,7 +109,8 @@ function startSmtpSink({ port = 0, host = '127.0.0.1', log } = {}) {
 						const raw = Buffer.from(data.join('\r\n'), 'latin1').toString('utf8');
 						const msg = parseMessage(raw, envelope);
 						messages.push(msg);
-						if (log) log(`smtp sink: message from ${msg.from} to ${msg.to.join(', ')}: ${msg.subject}`);
+						if (log)
+							log(`smtp sink: message from ${msg.from} to ${msg.to.join(', ')}: ${msg.subject}`);
 						envelope = { from: '', to: [] };
 						data = [];
 						reply('250 2.0.0 OK: queued');
@@ -112,10 +120,15 @@ function startSmtpSink({ port = 0, host = '127.0.0.1', log } = {}) {
 				const cmd = line.slice(0, 4).toUpperCase();
 				const arg = line.slice(4).trim();
 				if (cmd === 'EHLO') {
-					socket.write('250-rms-smtp-sink\r\n250-8BITMIME\r\n250-SMTPUTF8\r\n250 SIZE 52428800\r\n');
+					socket.write(
+						'250-rms-smtp-sink\r\n250-8BITMIME\r\n250-SMTPUTF8\r\n250 SIZE 52428800\r\n',
+					);
 				} else if (cmd === 'HELO') reply('250 rms-smtp-sink');
 				else if (cmd === 'MAIL') {
-					envelope = { from: (/<([^>]*)>/.exec(arg) || [null, arg.replace(/^FROM:/i, '').trim()])[1], to: [] };
+					envelope = {
+						from: (/<([^>]*)>/.exec(arg) || [null, arg.replace(/^FROM:/i, '').trim()])[1],
+						to: [],
+					};
 					reply('250 2.1.0 OK');
 				} else if (cmd === 'RCPT') {
 					envelope.to.push((/<([^>]*)>/.exec(arg) || [null, arg.replace(/^TO:/i, '').trim()])[1]);

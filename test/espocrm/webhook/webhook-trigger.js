@@ -38,19 +38,32 @@ async function run(ctx) {
 	const from = espo.mark();
 	/** EspoCRM's webhooks for Cases, as the admin sees them. */
 	const caseWebhooks = async () =>
-		(await espo.admin.list('Webhook')).filter((w) => String(w.event).startsWith('Case.')).sort((a, b) => a.event.localeCompare(b.event));
+		(await espo.admin.list('Webhook'))
+			.filter((w) => String(w.event).startsWith('Case.'))
+			.sort((a, b) => a.event.localeCompare(b.event));
 	/** EspoCRM's scheduled job, run once: it turns the queued events into deliveries and sends them. */
 	const deliver = async () => await espo.runJob('ProcessWebhookQueue');
 	// 1: n8n started, the owner set up, the workflow published
 	// n8n on the port EspoCRM 9.3's webhookAllowedAddressList holds (test/espocrm/run.js)
-	const phase = await startPhaseN8n(ctx, { folder: 'webhook', label: 'EspoCRM webhook phase', workflow, trigger: TRIGGER, port: ctx.port });
+	const phase = await startPhaseN8n(ctx, {
+		folder: 'webhook',
+		label: 'EspoCRM webhook phase',
+		workflow,
+		trigger: TRIGGER,
+		port: ctx.port,
+	});
 	const { url, mark } = phase;
 	let ok = false;
 	try {
 		// 2: one webhook per event, with the production URL, made by the API key's user
 		const registered = await caseWebhooks();
 		assert.deepEqual(
-			registered.map((w) => ({ event: w.event, url: w.url, userId: w.userId, isActive: w.isActive })),
+			registered.map((w) => ({
+				event: w.event,
+				url: w.url,
+				userId: w.userId,
+				isActive: w.isActive,
+			})),
 			[
 				{ event: 'Case.create', url, userId: espo.keys.apiKey.id, isActive: true },
 				{ event: 'Case.update', url, userId: espo.keys.apiKey.id, isActive: true },
@@ -60,17 +73,23 @@ async function run(ctx) {
 		await phase.webhookServed();
 
 		// 3: two Cases created; one delivery, one execution with both
-		const first = await apiUser.ok('POST', '/Case', { name: 'EspoWebhook first case', description: 'one' });
+		const first = await apiUser.ok('POST', '/Case', {
+			name: 'EspoWebhook first case',
+			description: 'one',
+		});
 		const second = await apiUser.ok('POST', '/Case', { name: 'EspoWebhook second case' });
 		await deliver();
 		mark('create delivered');
 		const created = await phase.nthExecution(1);
 		mark('create executed');
 		const createdItems = itemsOf(created, TRIGGER);
-		assert.deepEqual(createdItems.map((i) => [i.id, i.name]), [
-			[first.id, 'EspoWebhook first case'],
-			[second.id, 'EspoWebhook second case'],
-		]);
+		assert.deepEqual(
+			createdItems.map((i) => [i.id, i.name]),
+			[
+				[first.id, 'EspoWebhook first case'],
+				[second.id, 'EspoWebhook second case'],
+			],
+		);
 		assert.deepEqual(itemsOf(created, NEXT), createdItems, `"${NEXT}" got the trigger's items`);
 
 		// 4: an update: EspoCRM sends what changed; the execution has the whole Case, read as the API key's user
@@ -83,23 +102,51 @@ async function run(ctx) {
 		const updatedItems = itemsOf(updated, TRIGGER);
 		assert.equal(updatedItems.length, 1);
 		assert.deepEqual(
-			{ id: updatedItems[0].id, name: updatedItems[0].name, description: updatedItems[0].description, status: updatedItems[0].status },
-			{ id: first.id, name: 'EspoWebhook first case', description: 'changed by the EspoCRM test', status: 'New' },
+			{
+				id: updatedItems[0].id,
+				name: updatedItems[0].name,
+				description: updatedItems[0].description,
+				status: updatedItems[0].status,
+			},
+			{
+				id: first.id,
+				name: 'EspoWebhook first case',
+				description: 'changed by the EspoCRM test',
+				status: 'New',
+			},
 			'the updated Case in full',
 		);
-		const reads = espo.requests(readFrom).filter((r) => r.method === 'GET' && r.path.startsWith('/Case/'));
-		assert.deepEqual(reads.map((r) => `${r.status} ${r.path}`), [`200 /Case/${first.id}`]);
+		const reads = espo
+			.requests(readFrom)
+			.filter((r) => r.method === 'GET' && r.path.startsWith('/Case/'));
+		assert.deepEqual(
+			reads.map((r) => `${r.status} ${r.path}`),
+			[`200 /Case/${first.id}`],
+		);
 
 		// 5: refused deliveries start nothing
 		const body = JSON.stringify([{ id: first.id, description: 'forged' }]);
 		const json = { 'content-type': 'application/json' };
 		const webhook = await espo.admin.ok('GET', `/Webhook/${registered[0].id}`);
 		assert.ok(webhook.secretKey, 'the admin reads the webhook with its secret key');
-		const wrong = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature(webhook.id, 'not-the-secret', body) } });
+		const wrong = await srv.n8nRequest('POST', url, {
+			body,
+			headers: { ...json, 'x-signature': espoSignature(webhook.id, 'not-the-secret', body) },
+		});
 		const missing = await srv.n8nRequest('POST', url, { body, headers: json });
-		const unknown = await srv.n8nRequest('POST', url, { body, headers: { ...json, 'x-signature': espoSignature('0000000000000beef', webhook.secretKey, body) } });
+		const unknown = await srv.n8nRequest('POST', url, {
+			body,
+			headers: {
+				...json,
+				'x-signature': espoSignature('0000000000000beef', webhook.secretKey, body),
+			},
+		});
 		assert.deepEqual(
-			{ wrongSignature: wrong.status, noSignature: missing.status, unknownWebhookId: unknown.status },
+			{
+				wrongSignature: wrong.status,
+				noSignature: missing.status,
+				unknownWebhookId: unknown.status,
+			},
 			{ wrongSignature: 401, noSignature: 401, unknownWebhookId: 410 },
 		);
 		await srv.sleep(1000);
@@ -117,7 +164,10 @@ async function run(ctx) {
 			...espo
 				.requests(from)
 				.slice(0, 40)
-				.map((q) => `        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`),
+				.map(
+					(q) =>
+						`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
+				),
 			...logTail(phase.logFile),
 		];
 		throw problem;

@@ -17,15 +17,27 @@ module.exports = async (result, espo, assert) => {
 	);
 
 	const [sent] = result.rawItems('Send From System Address');
-	assert.deepEqual(espo.find('POST', '/Email').map((r) => [r.status, r.reason]), [[403, "Not allowed 'from' address."]]);
-	assert.equal(sent.json.error, 'The server refused the sender address in "From" (403): Not allowed \'from\' address.');
+	assert.deepEqual(
+		espo.find('POST', '/Email').map((r) => [r.status, r.reason]),
+		[[403, "Not allowed 'from' address."]],
+	);
+	assert.equal(
+		sent.json.error,
+		'The server refused the sender address in "From" (403): Not allowed \'from\' address.',
+	);
 	const description = String(sent.error && sent.error.description);
 	assert.match(description, /Group Email Accounts/);
 	assert.match(description, /emailServerAllowedAddressList/);
 	assert.match(description, /data\/config\.php/);
-	assert.match(description, /'emailServerAllowedAddressList' => \['mail:25'\]/, 'the value to add: the SMTP server as host:port');
+	assert.match(
+		description,
+		/'emailServerAllowedAddressList' => \['mail:25'\]/,
+		'the value to add: the SMTP server as host:port',
+	);
 	assert.equal(espo.mail.length, 0, 'no mail left EspoCRM');
-	const kept = await espo.api.list('Email', { where: [{ type: 'equals', attribute: 'name', value: 'Sent without the allow-lists' }] });
+	const kept = await espo.api.list('Email', {
+		where: [{ type: 'equals', attribute: 'name', value: 'Sent without the allow-lists' }],
+	});
 	assert.deepEqual(kept, [], 'no e-mail kept');
 };
 

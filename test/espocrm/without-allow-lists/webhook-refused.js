@@ -19,7 +19,13 @@ const TRIGGER = 'Case Changed';
 async function run(ctx) {
 	const { espo } = ctx;
 	const from = espo.mark();
-	const phase = await startPhaseN8n(ctx, { folder: 'webhook-refused', label: 'EspoCRM webhook refused', workflow, trigger: TRIGGER, publish: false });
+	const phase = await startPhaseN8n(ctx, {
+		folder: 'webhook-refused',
+		label: 'EspoCRM webhook refused',
+		workflow,
+		trigger: TRIGGER,
+		publish: false,
+	});
 	let ok = false;
 	try {
 		const entry = `127.0.0.1:${phase.main.port}`;
@@ -36,20 +42,40 @@ async function run(ctx) {
 		assert.equal(status.status, 'failed', `publishing ended "${status.status}"`);
 		const [trigger] = status.triggers;
 		const message = String(trigger && trigger.errorMessage);
-		assert.match(message, /^EspoCRM refused to register the webhook for Case\.(create|update) \(400\): n8n's webhook URL http:\/\/127\.0\.0\.1:\d+\/webhook\/\S+ is on an internal address/);
-		assert.ok(message.includes(`add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'],`), message);
+		assert.match(
+			message,
+			/^EspoCRM refused to register the webhook for Case\.(create|update) \(400\): n8n's webhook URL http:\/\/127\.0\.0\.1:\d+\/webhook\/\S+ is on an internal address/,
+		);
+		assert.ok(
+			message.includes(
+				`add ${entry} to webhookAllowedAddressList: 'webhookAllowedAddressList' => ['${entry}'],`,
+			),
+			message,
+		);
 		assert.match(message, /data\/config\.php/);
 		const posted = espo.requests(from).filter((r) => r.method === 'POST' && r.path === '/Webhook');
 		assert.ok(posted.length >= 1, 'the trigger asked EspoCRM to register a webhook');
-		for (const r of posted) assert.deepEqual([r.status, r.reason], [400, 'Field validation failure; entityType: Webhook, field: url, type: notInternal.']);
-		const left = (await espo.admin.list('Webhook')).filter((w) => String(w.event).startsWith('Case.'));
+		for (const r of posted)
+			assert.deepEqual(
+				[r.status, r.reason],
+				[400, 'Field validation failure; entityType: Webhook, field: url, type: notInternal.'],
+			);
+		const left = (await espo.admin.list('Webhook')).filter((w) =>
+			String(w.event).startsWith('Case.'),
+		);
 		assert.deepEqual(left, [], 'EspoCRM holds no webhook of the trigger');
 		ok = true;
 	} catch (e) {
 		const problem = e instanceof Error ? e : new Error(String(e));
 		problem.lines = [
 			'      EspoCRM served (all users, since the phase started):',
-			...espo.requests(from).slice(0, 40).map((q) => `        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`),
+			...espo
+				.requests(from)
+				.slice(0, 40)
+				.map(
+					(q) =>
+						`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
+				),
 			...logTail(phase.logFile),
 		];
 		throw problem;

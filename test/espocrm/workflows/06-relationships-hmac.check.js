@@ -13,8 +13,15 @@ module.exports = async (result, espo, assert) => {
 	for (const l of linked) assert.equal(l.relationship, 'contacts');
 
 	const related = result.items('Related Contacts');
-	assert.deepEqual(related.map((c) => c.lastName), ['EspoRels-Babbage', 'EspoRels-Lovelace', 'EspoRels-Turing']);
-	assert.deepEqual(related.map((c) => c.firstName), ['Charles', 'Ada', 'Alan'], 'select=firstName,lastName');
+	assert.deepEqual(
+		related.map((c) => c.lastName),
+		['EspoRels-Babbage', 'EspoRels-Lovelace', 'EspoRels-Turing'],
+	);
+	assert.deepEqual(
+		related.map((c) => c.firstName),
+		['Charles', 'Ada', 'Alan'],
+		'select=firstName,lastName',
+	);
 
 	const unlinked = result.items('Unlink Babbage');
 	assert.equal(unlinked.length, 1);
@@ -25,11 +32,21 @@ module.exports = async (result, espo, assert) => {
 
 	// what EspoCRM holds
 	const held = await espo.api.ok('GET', `/Account/${account.id}/contacts`);
-	assert.deepEqual(held.list.map((c) => c.id).sort(), [id('EspoRels-Lovelace'), id('EspoRels-Turing')].sort());
+	assert.deepEqual(
+		held.list.map((c) => c.id).sort(),
+		[id('EspoRels-Lovelace'), id('EspoRels-Turing')].sort(),
+	);
 	const babbage = await espo.api.ok('GET', `/Contact/${id('EspoRels-Babbage')}`);
 	assert.equal(babbage.accountId, null, 'the unlinked Contact still exists, without the Account');
 
 	assert.equal(espo.find('POST', `/Account/${account.id}/contacts`).length, 3);
-	assert.equal(espo.find('DELETE', `/Account/${account.id}/contacts`).length + espo.find('DELETE', new RegExp(`^/Account/${account.id}/contacts\\?`)).length, 1);
-	assert.ok(requestsFor(espo, 'Account', 'Contact').every((r) => r.status === 200), 'every request accepted (HMAC signature)');
+	assert.equal(
+		espo.find('DELETE', `/Account/${account.id}/contacts`).length +
+			espo.find('DELETE', new RegExp(`^/Account/${account.id}/contacts\\?`)).length,
+		1,
+	);
+	assert.ok(
+		requestsFor(espo, 'Account', 'Contact').every((r) => r.status === 200),
+		'every request accepted (HMAC signature)',
+	);
 };

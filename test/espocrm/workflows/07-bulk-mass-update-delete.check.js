@@ -6,7 +6,10 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(toUpdate.length, 3);
 	const updated = result.items('Mass Update');
 	assert.equal(updated.length, 2, 'three IDs in chunks of two: two requests, one item each');
-	assert.deepEqual(updated.map((u) => u.count), [2, 1]);
+	assert.deepEqual(
+		updated.map((u) => u.count),
+		[2, 1],
+	);
 	assert.deepEqual(updated.flatMap((u) => u.ids).sort(), toUpdate.map((c) => c.id).sort());
 
 	const toDelete = result.items('Create To Delete');
@@ -16,7 +19,11 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(deleted[0].count, 2);
 
 	assert.equal(espo.find('POST', '/MassAction').length, 3);
-	assert.equal(espo.find('PUT', /massUpdate/).length + espo.find('POST', /massDelete/).length, 0, 'not the paths EspoCRM dropped');
+	assert.equal(
+		espo.find('PUT', /massUpdate/).length + espo.find('POST', /massDelete/).length,
+		0,
+		'not the paths EspoCRM dropped',
+	);
 
 	// what EspoCRM holds
 	for (const c of toUpdate) {
@@ -24,5 +31,6 @@ module.exports = async (result, espo, assert) => {
 		assert.equal(held.description, 'mass updated by n8n', `Contact ${c.firstName}`);
 		assert.equal(held.lastName, 'EspoBulk-Update', 'other fields unchanged');
 	}
-	for (const c of toDelete) await assertDeleted(espo, assert, 'Contact', c.id, `Contact ${c.firstName}`);
+	for (const c of toDelete)
+		await assertDeleted(espo, assert, 'Contact', c.id, `Contact ${c.firstName}`);
 };

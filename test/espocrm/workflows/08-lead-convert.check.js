@@ -6,7 +6,8 @@ module.exports = async (result, espo, assert) => {
 	const [converted] = result.items('Convert Lead');
 	assert.equal(converted.id, lead.id);
 	assert.equal(converted.status, 'Converted');
-	for (const k of ['createdAccountId', 'createdContactId', 'createdOpportunityId']) assert.match(String(converted[k]), /^[0-9a-f]{17}$/, k);
+	for (const k of ['createdAccountId', 'createdContactId', 'createdOpportunityId'])
+		assert.match(String(converted[k]), /^[0-9a-f]{17}$/, k);
 
 	const account = await espo.api.ok('GET', `/Account/${converted.createdAccountId}`);
 	assert.equal(account.name, 'EspoLead Apollo Software');
@@ -22,16 +23,25 @@ module.exports = async (result, espo, assert) => {
 
 	const skipped = result.items('Convert Again Skip');
 	assert.equal(skipped.length, 1);
-	assert.equal(skipped[0].createdAccountId, account.id, 'skip returns the records of the earlier conversion');
+	assert.equal(
+		skipped[0].createdAccountId,
+		account.id,
+		'skip returns the records of the earlier conversion',
+	);
 
 	const refused = result.rawItems('Convert Again Error');
 	assert.equal(refused.length, 1);
 	const refusal = refused[0].error || refused[0].json.error;
-	assert.ok(refusal, `"error" on a converted lead fails the item: ${JSON.stringify(refused[0].json).slice(0, 300)}`);
+	assert.ok(
+		refusal,
+		`"error" on a converted lead fails the item: ${JSON.stringify(refused[0].json).slice(0, 300)}`,
+	);
 
 	// converted once only
 	assert.equal(espo.find('POST', '/Lead/action/convert').length, 1);
-	const accounts = await espo.api.list('Account', { where: [{ type: 'equals', attribute: 'name', value: 'EspoLead Apollo Software' }] });
+	const accounts = await espo.api.list('Account', {
+		where: [{ type: 'equals', attribute: 'name', value: 'EspoLead Apollo Software' }],
+	});
 	assert.equal(accounts.length, 1, 'no second Account');
 	const held = await espo.api.ok('GET', `/Lead/${lead.id}`);
 	assert.equal(held.status, 'Converted');

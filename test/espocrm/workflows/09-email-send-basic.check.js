@@ -29,7 +29,9 @@ module.exports = async (result, espo, assert) => {
 	// Tools/Email/Util::stripHtml), which joins the lines, its own web UI's e-mails too (README, Compatibility); the
 	// record keeps them (below). 7.5, 8.x and 9.3 send the text as written (9.3.4's getBodyPlain returns the body of a
 	// plain-text e-mail as it is; 9.0 and 9.2 not tried).
-	const joinsLines = versionNumber(espo.version) >= versionNumber('9.0.0') && versionNumber(espo.version) < versionNumber('9.3.0');
+	const joinsLines =
+		versionNumber(espo.version) >= versionNumber('9.0.0') &&
+		versionNumber(espo.version) < versionNumber('9.3.0');
 	assert.match(plain.text, joinsLines ? /Line one Line two/ : /Line one\r?\nLine two/);
 
 	// what EspoCRM holds
@@ -39,7 +41,11 @@ module.exports = async (result, espo, assert) => {
 		assert.ok(email.dateSent);
 	}
 	const heldPlain = await espo.api.ok('GET', `/Email/${sentPlain.id}`);
-	assert.match(heldPlain.body, /Line one\r?\nLine two/, 'EspoCRM keeps the lines of the plain text');
+	assert.match(
+		heldPlain.body,
+		/Line one\r?\nLine two/,
+		'EspoCRM keeps the lines of the plain text',
+	);
 	const held = await espo.api.ok('GET', `/Email/${sentHtml.id}`);
 	assert.equal(held.parentType, 'Contact');
 	assert.equal(held.parentId, contact.id);

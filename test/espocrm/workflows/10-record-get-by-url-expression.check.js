@@ -11,5 +11,8 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(built.id, created.id, 'address built in the expression');
 	assert.equal(built.lastName, 'EspoUrl-Vaughan');
 	const contacts = requestsFor(espo, 'Contact');
-	assert.ok(contacts.length >= 3 && contacts.every((r) => r.status === 200), contacts.map((r) => `${r.status} ${decodeURIComponent(r.url)}`).join('\n'));
+	assert.ok(
+		contacts.length >= 3 && contacts.every((r) => r.status === 200),
+		contacts.map((r) => `${r.status} ${decodeURIComponent(r.url)}`).join('\n'),
+	);
 };

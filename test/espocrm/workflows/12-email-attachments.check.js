@@ -16,7 +16,10 @@ const GREETING = 'Grüße-Überblick 日本語 ✓.txt';
 
 /** The bytes of the Code node "Make Files". */
 function files() {
-	const note = Buffer.from('Attachment test on EspoCRM: plain text, UTF-8 (äöü ✓), two lines.\nSecond line.\n', 'utf8');
+	const note = Buffer.from(
+		'Attachment test on EspoCRM: plain text, UTF-8 (äöü ✓), two lines.\nSecond line.\n',
+		'utf8',
+	);
 	const blob = Buffer.alloc(5 * 1024 * 1024);
 	let x = 12345;
 	for (let i = 0; i < blob.length; i++) {
@@ -41,9 +44,12 @@ function attachmentsOf(raw) {
 	for (let i = 0; i < lines.length; i++) {
 		if (!/^Content-Disposition: attachment/i.test(lines[i])) continue;
 		// 8.1.5: `attachment; filename="…"`; 9.1.7: `attachment; name=…; filename=…` (a token when it needs no quotes)
-		const disposition = /^Content-Disposition: attachment;.*\bfilename=(?:"(.*)"|([^";\s]+))$/i.exec(lines[i]);
+		const disposition =
+			/^Content-Disposition: attachment;.*\bfilename=(?:"(.*)"|([^";\s]+))$/i.exec(lines[i]);
 		const name = disposition
-			? (disposition[1] ?? disposition[2]).replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) => Buffer.from(b64, 'base64').toString('utf8'))
+			? (disposition[1] ?? disposition[2]).replace(/=\?utf-8\?B\?([^?]*)\?=/gi, (_w, b64) =>
+					Buffer.from(b64, 'base64').toString('utf8'),
+				)
 			: `?${unnamed++}`;
 		while (i < lines.length && lines[i] !== '') i++;
 		const body = [];
@@ -62,7 +68,10 @@ module.exports = async (result, espo, assert) => {
 	const email = await espo.api.ok('GET', `/Email/${sent.id}`);
 	assert.equal(email.status, 'Sent');
 	assert.deepEqual([...email.attachmentsIds].sort(), [...sent.attachmentsIds].sort());
-	assert.deepEqual(sent.attachmentsIds.map((id) => email.attachmentsNames[id]).sort(), Object.keys(made).sort());
+	assert.deepEqual(
+		sent.attachmentsIds.map((id) => email.attachmentsNames[id]).sort(),
+		Object.keys(made).sort(),
+	);
 
 	// EspoCRM holds the bytes sent, byte for byte
 	for (const id of sent.attachmentsIds) {
@@ -70,10 +79,17 @@ module.exports = async (result, espo, assert) => {
 		const original = made[attachment.name];
 		assert.ok(original, `attachment ${id} is named ${attachment.name}`);
 		assert.equal(attachment.type, original.type);
-		assert.equal(attachment.size, original.bytes.length, `${attachment.name}: the size EspoCRM reports`);
+		assert.equal(
+			attachment.size,
+			original.bytes.length,
+			`${attachment.name}: the size EspoCRM reports`,
+		);
 		const stored = await espo.api.get(`/Attachment/file/${id}`);
 		assert.equal(stored.status, 200);
-		assert.ok(stored.raw.equals(original.bytes), `${attachment.name}: EspoCRM's file is the bytes sent (${stored.raw.length} bytes)`);
+		assert.ok(
+			stored.raw.equals(original.bytes),
+			`${attachment.name}: EspoCRM's file is the bytes sent (${stored.raw.length} bytes)`,
+		);
 	}
 
 	// the mail arrived with both files
@@ -82,21 +98,36 @@ module.exports = async (result, espo, assert) => {
 	assert.deepEqual(mail.to, ['files@espocrm.test']);
 	assert.equal(mail.subject, 'Three files from n8n');
 	const attached = attachmentsOf(mail.raw);
-	assert.equal(Object.keys(attached).length, 3, `the mail carries three files (${Object.keys(attached).join(', ')})`);
-	for (const name of ['blob.bin', 'note.txt']) assert.ok(attached[name], `the mail carries ${name}`);
+	assert.equal(
+		Object.keys(attached).length,
+		3,
+		`the mail carries three files (${Object.keys(attached).join(', ')})`,
+	);
+	for (const name of ['blob.bin', 'note.txt'])
+		assert.ok(attached[name], `the mail carries ${name}`);
 	for (const [name, bytes] of Object.entries(attached)) {
 		const original = made[name] || (name.startsWith('?') ? made[GREETING] : undefined);
-		assert.ok(original && bytes.equals(original.bytes), `${name}: the bytes in the mail are the originals`);
+		assert.ok(
+			original && bytes.equals(original.bytes),
+			`${name}: the bytes in the mail are the originals`,
+		);
 	}
 
 	// downloaded through the node: the same bytes, names and types
 	const downloads = espo.find('GET', /^\/Attachment\/file\//);
 	// (what EspoCRM served during the execution: this check's own reads come after)
-	assert.deepEqual(downloads.map((r) => `${r.status} ${r.path}`).sort(), sent.attachmentsIds.map((id) => `200 /Attachment/file/${id}`).sort());
+	assert.deepEqual(
+		downloads.map((r) => `${r.status} ${r.path}`).sort(),
+		sent.attachmentsIds.map((id) => `200 /Attachment/file/${id}`).sort(),
+	);
 	const downloaded = result.rawItems('Download Attachment');
 	assert.deepEqual(
-		downloaded.map(({ binary }) => [binary.file.fileName, binary.file.mimeType, binary.file.bytes]).sort(),
-		Object.entries(made).map(([name, { bytes, type }]) => [name, type, bytes.length]).sort(),
+		downloaded
+			.map(({ binary }) => [binary.file.fileName, binary.file.mimeType, binary.file.bytes])
+			.sort(),
+		Object.entries(made)
+			.map(([name, { bytes, type }]) => [name, type, bytes.length])
+			.sort(),
 		'the binary field "file" of each download: the file name, MIME type and size of an original',
 	);
 	const hashed = result.items('Hash Download');
@@ -104,6 +135,10 @@ module.exports = async (result, espo, assert) => {
 	for (const { fileName, mimeType, fileSize, sha256: hash } of hashed) {
 		const original = made[fileName];
 		assert.ok(original, `downloaded ${fileName}`);
-		assert.deepEqual({ mimeType, fileSize, hash }, { mimeType: original.type, fileSize: original.bytes.length, hash: sha256(original.bytes) }, `${fileName}: the bytes n8n downloaded are the originals`);
+		assert.deepEqual(
+			{ mimeType, fileSize, hash },
+			{ mimeType: original.type, fileSize: original.bytes.length, hash: sha256(original.bytes) },
+			`${fileName}: the bytes n8n downloaded are the originals`,
+		);
 	}
 };

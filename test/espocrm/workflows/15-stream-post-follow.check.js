@@ -18,7 +18,10 @@ const ADMIN_POSTS = 205;
 
 /** The bytes of the Code node "Make Files". */
 function files() {
-	const note = Buffer.from('Überweisung erhalten: 1.500,00 € (März), two lines.\nSecond line ✓\n', 'utf8');
+	const note = Buffer.from(
+		'Überweisung erhalten: 1.500,00 € (März), two lines.\nSecond line ✓\n',
+		'utf8',
+	);
 	const blob = Buffer.alloc(5 * 1024 * 1024);
 	let x = 4242;
 	for (let i = 0; i < blob.length; i++) {
@@ -47,11 +50,17 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(note.parentId, contactId);
 	assert.equal(note.post, 'Invoice #123 **paid**: see the two files.');
 	assert.equal(note.attachmentsIds.length, 2, 'the note names two attachments');
-	assert.deepEqual(Object.values(note.attachmentsNames).sort(), Object.keys(made).sort(), 'the file names, the non-ASCII one intact');
+	assert.deepEqual(
+		Object.values(note.attachmentsNames).sort(),
+		Object.keys(made).sort(),
+		'the file names, the non-ASCII one intact',
+	);
 	assert.deepEqual(summary.attachmentsIds, note.attachmentsIds);
 
 	// in the database: the note in the contact's stream, written by the API user, with both files
-	const [row] = await espo.query(`SELECT id, type, parent_type, parent_id, post, created_by_id, deleted FROM note WHERE id = ${quote(note.id)}`);
+	const [row] = await espo.query(
+		`SELECT id, type, parent_type, parent_id, post, created_by_id, deleted FROM note WHERE id = ${quote(note.id)}`,
+	);
 	assert.deepEqual(row, {
 		id: note.id,
 		type: 'Post',
@@ -61,24 +70,56 @@ module.exports = async (result, espo, assert) => {
 		created_by_id: apiUserId,
 		deleted: '0',
 	});
-	const attachments = await espo.query(`SELECT id, name, type, size, role, field, parent_type, parent_id FROM attachment WHERE parent_id = ${quote(note.id)} AND deleted = 0`);
-	assert.equal(attachments.length, 2, `the note's attachments in the database:\n${JSON.stringify(attachments)}`);
+	const attachments = await espo.query(
+		`SELECT id, name, type, size, role, field, parent_type, parent_id FROM attachment WHERE parent_id = ${quote(note.id)} AND deleted = 0`,
+	);
+	assert.equal(
+		attachments.length,
+		2,
+		`the note's attachments in the database:\n${JSON.stringify(attachments)}`,
+	);
 	for (const attachment of attachments) {
 		const original = made[attachment.name];
 		assert.ok(original, `attachment ${attachment.id} is named ${attachment.name}`);
 		assert.deepEqual(
-			{ type: attachment.type, size: Number(attachment.size), role: attachment.role, field: attachment.field, parent_type: attachment.parent_type },
-			{ type: original.type, size: original.bytes.length, role: 'Attachment', field: 'attachments', parent_type: 'Note' },
+			{
+				type: attachment.type,
+				size: Number(attachment.size),
+				role: attachment.role,
+				field: attachment.field,
+				parent_type: attachment.parent_type,
+			},
+			{
+				type: original.type,
+				size: original.bytes.length,
+				role: 'Attachment',
+				field: 'attachments',
+				parent_type: 'Note',
+			},
 		);
 		const stored = fs.readFileSync(path.join(espo.tree, 'data', 'upload', attachment.id));
-		assert.equal(sha256(stored), sha256(original.bytes), `${attachment.name}: the file EspoCRM stored is the bytes sent (${stored.length} bytes)`);
+		assert.equal(
+			sha256(stored),
+			sha256(original.bytes),
+			`${attachment.name}: the file EspoCRM stored is the bytes sent (${stored.length} bytes)`,
+		);
 	}
 	const uploads = espo.find('POST', '/Attachment');
-	assert.deepEqual(uploads.map((r) => r.status), [200, 200], 'two uploads');
+	assert.deepEqual(
+		uploads.map((r) => r.status),
+		[200, 200],
+		'two uploads',
+	);
 
 	// Get Many: the whole stream, past 200, newest first, the post with its type and files
-	const [{ count }] = await espo.query(`SELECT COUNT(*) AS count FROM note WHERE parent_type = 'Contact' AND parent_id = ${quote(contactId)} AND deleted = 0`);
-	assert.equal(Number(count), ADMIN_POSTS + 2, 'the database: 205 posts of admin, ours, and the Create note');
+	const [{ count }] = await espo.query(
+		`SELECT COUNT(*) AS count FROM note WHERE parent_type = 'Contact' AND parent_id = ${quote(contactId)} AND deleted = 0`,
+	);
+	assert.equal(
+		Number(count),
+		ADMIN_POSTS + 2,
+		'the database: 205 posts of admin, ours, and the Create note',
+	);
 	const stream = result.items('Get Stream');
 	assert.equal(stream.length, Number(count), `Return All gave ${stream.length} notes`);
 	assert.equal(new Set(stream.map((n) => n.id)).size, stream.length, 'no note twice');
@@ -89,7 +130,11 @@ module.exports = async (result, espo, assert) => {
 	const streamPages = espo.find('GET', `/Contact/${contactId}/stream`);
 	const query = (r) => decodeURIComponent(r.rawQuery);
 	const wholePages = streamPages.filter((r) => !/where/.test(query(r)));
-	assert.deepEqual(wholePages.map((r) => r.status), [200, 200], `Return All: two pages:\n${wholePages.map((r) => query(r)).join('\n')}`);
+	assert.deepEqual(
+		wholePages.map((r) => r.status),
+		[200, 200],
+		`Return All: two pages:\n${wholePages.map((r) => query(r)).join('\n')}`,
+	);
 	assert.deepEqual(wholePages.map((r) => /offset=(\d+)/.exec(query(r))[1]).sort(), ['0', '200']);
 	assert.ok(wholePages.every((r) => /maxSize=200/.test(query(r))));
 
@@ -98,37 +143,83 @@ module.exports = async (result, espo, assert) => {
 	assert.equal(posts.length, ADMIN_POSTS + 1);
 	assert.ok(posts.every((n) => n.type === 'Post'));
 	const postPages = streamPages.filter((r) => /where\[0\]\[value\]\[0\]=Post/.test(query(r)));
-	assert.deepEqual(postPages.map((r) => [/offset=(\d+)/.exec(query(r))[1], /maxSize=(\d+)/.exec(query(r))[1]]), [['0', '200'], ['200', '50']]);
+	assert.deepEqual(
+		postPages.map((r) => [/offset=(\d+)/.exec(query(r))[1], /maxSize=(\d+)/.exec(query(r))[1]]),
+		[
+			['0', '200'],
+			['200', '50'],
+		],
+	);
 	const created = result.items('Get Create Notes');
-	assert.deepEqual(created.map((n) => n.type), ['Create']);
+	assert.deepEqual(
+		created.map((n) => n.type),
+		['Create'],
+	);
 
 	// Follow, twice: one row in `subscription`; the contact is in the API user's Followed list; its stream is the user's
-	assert.deepEqual(espo.find('PUT', `/Contact/${contactId}/subscription`).map((r) => r.status), [200, 200]);
+	assert.deepEqual(
+		espo.find('PUT', `/Contact/${contactId}/subscription`).map((r) => r.status),
+		[200, 200],
+	);
 	assert.deepEqual(result.items('Follow'), [{ followed: true }]);
 	assert.deepEqual(result.items('Follow Again'), [{ followed: true }]);
 	// (admin, who created the contact and posted to it, follows it too: EspoCRM's preferences)
 	const subscriptions = await espo.query(
 		`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Contact' AND entity_id = ${quote(contactId)} AND user_id = ${quote(apiUserId)}`,
 	);
-	assert.equal(subscriptions.length, 1, "one subscription row of the API user's, after two Follows");
-	const followed = await espo.client('apiKey').ok('GET', '/Contact', { boolFilterList: ['followed'], select: 'id', maxSize: 200 });
-	assert.ok(followed.list.some((c) => c.id === contactId), 'the contact is in the list of the Followed filter (boolFilterList[]=followed)');
-	assert.equal(summary.userStreamFirst, note.id, "the API user's own stream starts with the post on the followed contact");
+	assert.equal(
+		subscriptions.length,
+		1,
+		"one subscription row of the API user's, after two Follows",
+	);
+	const followed = await espo
+		.client('apiKey')
+		.ok('GET', '/Contact', { boolFilterList: ['followed'], select: 'id', maxSize: 200 });
+	assert.ok(
+		followed.list.some((c) => c.id === contactId),
+		'the contact is in the list of the Followed filter (boolFilterList[]=followed)',
+	);
+	assert.equal(
+		summary.userStreamFirst,
+		note.id,
+		"the API user's own stream starts with the post on the followed contact",
+	);
 	assert.match(espo.find('GET', '/Stream')[0].rawQuery, /maxSize=3/);
 
 	// a post to a record the API user may not read: EspoCRM's 403, explained
 	const [hidden] = result.rawItems('Post To Hidden Folder');
 	const refusal = espo.find('POST', '/Note').filter((r) => r.status !== 200);
-	assert.deepEqual(refusal.map((r) => [r.status, r.reason]), [[403, 'No create access.']]);
+	assert.deepEqual(
+		refusal.map((r) => [r.status, r.reason]),
+		[[403, 'No create access.']],
+	);
 	assert.match(String(hidden.json.error), /denied access \(403\).*No create access/);
-	assert.match(String(hidden.error && hidden.error.description), /Administration > Roles > DocumentFolder: Read and Stream/);
-	assert.equal(result.error('Post To Hidden Folder'), undefined, 'Continue on fail: the node itself did not fail');
+	assert.match(
+		String(hidden.error && hidden.error.description),
+		/Administration > Roles > DocumentFolder: Read and Stream/,
+	);
+	assert.equal(
+		result.error('Post To Hidden Folder'),
+		undefined,
+		'Continue on fail: the node itself did not fail',
+	);
 };
 
 module.exports.before = async (espo) => {
-	const contact = await espo.api.ok('POST', '/Contact', { firstName: 'Stream', lastName: 'EspoStream' });
+	const contact = await espo.api.ok('POST', '/Contact', {
+		firstName: 'Stream',
+		lastName: 'EspoStream',
+	});
 	espo.state.contactId = contact.id;
-	await pool(Array.from({ length: ADMIN_POSTS }, (_, i) => i), 4, (i) =>
-		espo.api.ok('POST', '/Note', { type: 'Post', parentType: 'Contact', parentId: contact.id, post: `Admin post ${i}` }),
+	await pool(
+		Array.from({ length: ADMIN_POSTS }, (_, i) => i),
+		4,
+		(i) =>
+			espo.api.ok('POST', '/Note', {
+				type: 'Post',
+				parentType: 'Contact',
+				parentId: contact.id,
+				post: `Admin post ${i}`,
+			}),
 	);
 };

@@ -20,54 +20,104 @@ module.exports = async (result, espo, assert) => {
 	const out = result.rawItems('Create or Update');
 	assert.equal(out.length, ITEMS, `${out.length} output items`);
 	const failed = out.filter((item) => item.error);
-	assert.equal(failed.length, 0, `items failed: ${failed.slice(0, 3).map((item) => JSON.stringify(item.error)).join('; ')}`);
+	assert.equal(
+		failed.length,
+		0,
+		`items failed: ${failed
+			.slice(0, 3)
+			.map((item) => JSON.stringify(item.error))
+			.join('; ')}`,
+	);
 
 	const contacts = await espo.api.list('Contact', {
 		select: 'id,firstName,lastName,description,emailAddress',
 		where: [{ type: 'endsWith', attribute: 'emailAddress', value: `@${DOMAIN}` }],
 	});
-	assert.equal(contacts.length, ADDRESSES, `${contacts.length} Contacts with an address at ${DOMAIN}, expected ${ADDRESSES}`);
+	assert.equal(
+		contacts.length,
+		ADDRESSES,
+		`${contacts.length} Contacts with an address at ${DOMAIN}, expected ${ADDRESSES}`,
+	);
 	const byLast = new Map(contacts.map((c) => [c.lastName, c]));
 	assert.equal(byLast.size, ADDRESSES, 'each address one record');
 	for (let i = 0; i < ADDRESSES; i++) {
 		const c = byLast.get(`Sync${i}`);
 		assert.ok(c, `no Contact Sync${i}`);
-		assert.equal(c.description, repeated.has(i) ? 'second' : 'first', `Sync${i}: description ${c.description}`);
+		assert.equal(
+			c.description,
+			repeated.has(i) ? 'second' : 'first',
+			`Sync${i}: description ${c.description}`,
+		);
 		assert.equal(c.firstName, repeated.has(i) ? `Again${i}` : `Up${i}`);
-		if (i < STORED) assert.equal(c.id, espo.state.ids[i], `Sync${i} is the record that was there (${c.id})`);
-		else assert.equal(c.emailAddress, `sync${i}@${DOMAIN}`, `a new record gets the address trimmed: ${JSON.stringify(c.emailAddress)}`);
+		if (i < STORED)
+			assert.equal(c.id, espo.state.ids[i], `Sync${i} is the record that was there (${c.id})`);
+		else
+			assert.equal(
+				c.emailAddress,
+				`sync${i}@${DOMAIN}`,
+				`a new record gets the address trimmed: ${JSON.stringify(c.emailAddress)}`,
+			);
 	}
 	for (const i of SECOND_ADDRESS) {
-		assert.equal(byLast.get(`Sync${i}`).emailAddress, `primary${i}@other13.example.com`, `Sync${i} kept its primary address`);
+		assert.equal(
+			byLast.get(`Sync${i}`).emailAddress,
+			`primary${i}@other13.example.com`,
+			`Sync${i} kept its primary address`,
+		);
 	}
 
 	const requests = requestsFor(espo, 'Contact');
 	const refused = requests.filter((r) => r.status !== 200);
-	assert.equal(refused.length, 0, `requests refused: ${refused.slice(0, 5).map((r) => `${r.status} ${r.method} ${r.path} ${r.reason}`).join('; ')}`);
+	assert.equal(
+		refused.length,
+		0,
+		`requests refused: ${refused
+			.slice(0, 5)
+			.map((r) => `${r.status} ${r.method} ${r.path} ${r.reason}`)
+			.join('; ')}`,
+	);
 	const lookups = requests.filter((r) => r.method === 'GET' && r.path === '/Contact');
 	const reads = requests.filter((r) => r.method === 'GET' && r.path !== '/Contact');
 	const posts = requests.filter((r) => r.method === 'POST');
 	const puts = requests.filter((r) => r.method === 'PUT');
 	assert.equal(posts.length, ADDRESSES - STORED, `${posts.length} creates`);
 	assert.equal(puts.length, ITEMS - (ADDRESSES - STORED), `${puts.length} updates`);
-	assert.equal(lookups.length, Math.ceil(ADDRESSES / 100), `${lookups.length} look-ups of at most 100 addresses`);
+	assert.equal(
+		lookups.length,
+		Math.ceil(ADDRESSES / 100),
+		`${lookups.length} look-ups of at most 100 addresses`,
+	);
 	// Records found by their second address are read to tell which address found them.
 	assert.equal(reads.length, SECOND_ADDRESS.length, `${reads.length} records read`);
-	assert.ok(requests.length <= ITEMS + Math.ceil(ITEMS / 100) + SECOND_ADDRESS.length, `${requests.length} requests`);
+	assert.ok(
+		requests.length <= ITEMS + Math.ceil(ITEMS / 100) + SECOND_ADDRESS.length,
+		`${requests.length} requests`,
+	);
 };
 
 module.exports.before = async (espo) => {
 	// The stored addresses in other letter case than the input; 5 of them as a second address only.
-	espo.state.ids = await pool(Array.from({ length: STORED }, (_, i) => i), 4, async (i) => {
-		const address = `Sync${i}@Upsert13.Example.COM`;
-		const body = SECOND_ADDRESS.includes(i)
-			? {
-					emailAddressData: [
-						{ emailAddress: `primary${i}@other13.example.com`, primary: true },
-						{ emailAddress: address, primary: false },
-					],
-				}
-			: { emailAddress: address };
-		return (await espo.api.ok('POST', '/Contact', { firstName: 'Old', lastName: `Sync${i}`, description: 'stored', ...body })).id;
-	});
+	espo.state.ids = await pool(
+		Array.from({ length: STORED }, (_, i) => i),
+		4,
+		async (i) => {
+			const address = `Sync${i}@Upsert13.Example.COM`;
+			const body = SECOND_ADDRESS.includes(i)
+				? {
+						emailAddressData: [
+							{ emailAddress: `primary${i}@other13.example.com`, primary: true },
+							{ emailAddress: address, primary: false },
+						],
+					}
+				: { emailAddress: address };
+			return (
+				await espo.api.ok('POST', '/Contact', {
+					firstName: 'Old',
+					lastName: `Sync${i}`,
+					description: 'stored',
+					...body,
+				})
+			).id;
+		},
+	);
 };

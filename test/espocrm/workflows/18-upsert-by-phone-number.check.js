@@ -11,7 +11,8 @@ const COUNT = 20;
 const SECOND_NUMBER = [4, 11, 17];
 const number = (i) => `+1555400${String(41 + i).padStart(4, '0')}`;
 /** How the before hook writes the number of Contact i: dashed or in E.164. */
-const written = (i) => (i % 2 === 0 ? `+1 (555) 400-${String(41 + i).padStart(4, '0')}` : number(i));
+const written = (i) =>
+	i % 2 === 0 ? `+1 (555) 400-${String(41 + i).padStart(4, '0')}` : number(i);
 const storesAsWritten = (espo) => Number(espo.version.split('.')[0]) < 8;
 
 module.exports = async (result, espo, assert) => {
@@ -20,43 +21,80 @@ module.exports = async (result, espo, assert) => {
 	const out = result.rawItems('Create or Update');
 	assert.equal(out.length, COUNT, `${out.length} output items`);
 	const failed = out.filter((item) => item.error);
-	assert.equal(failed.length, 0, `items failed: ${failed.slice(0, 3).map((item) => JSON.stringify(item.error)).join('; ')}`);
-	assert.deepEqual(out.map((item) => item.json.id), espo.state.ids, 'each item updated the Contact stored with its number');
+	assert.equal(
+		failed.length,
+		0,
+		`items failed: ${failed
+			.slice(0, 3)
+			.map((item) => JSON.stringify(item.error))
+			.join('; ')}`,
+	);
+	assert.deepEqual(
+		out.map((item) => item.json.id),
+		espo.state.ids,
+		'each item updated the Contact stored with its number',
+	);
 
 	const contacts = await espo.api.list('Contact', {
 		select: 'id,lastName,description,phoneNumber',
 		where: [{ type: 'startsWith', attribute: 'lastName', value: 'Phone18n' }],
 	});
 	assert.equal(contacts.length, COUNT, `${contacts.length} Contacts, expected ${COUNT}`);
-	for (const contact of contacts) assert.equal(contact.description, 'updated', `${contact.lastName}: ${contact.description}`);
+	for (const contact of contacts)
+		assert.equal(contact.description, 'updated', `${contact.lastName}: ${contact.description}`);
 
 	const requests = requestsFor(espo, 'Contact');
 	const refused = requests.filter((r) => r.status !== 200);
-	assert.equal(refused.length, 0, `requests refused: ${refused.slice(0, 5).map((r) => `${r.status} ${r.method} ${r.path} ${r.reason}`).join('; ')}`);
+	assert.equal(
+		refused.length,
+		0,
+		`requests refused: ${refused
+			.slice(0, 5)
+			.map((r) => `${r.status} ${r.method} ${r.path} ${r.reason}`)
+			.join('; ')}`,
+	);
 	assert.equal(requests.filter((r) => r.method === 'POST').length, 0, 'no Contact created');
-	assert.equal(requests.filter((r) => r.method === 'PUT').length, COUNT, 'each Contact updated once');
+	assert.equal(
+		requests.filter((r) => r.method === 'PUT').length,
+		COUNT,
+		'each Contact updated once',
+	);
 	const lookups = requests.filter((r) => r.method === 'GET' && r.path === '/Contact');
 	assert.equal(lookups.length, 1, 'one look-up');
-	assert.match(decodeURIComponent(lookups[0].rawQuery), /\[attribute\]=phoneNumberNumeric/, 'by the digits of the numbers');
+	assert.match(
+		decodeURIComponent(lookups[0].rawQuery),
+		/\[attribute\]=phoneNumberNumeric/,
+		'by the digits of the numbers',
+	);
 };
 
 module.exports.before = async (espo) => {
-	espo.state.ids = await pool(Array.from({ length: COUNT }, (_, i) => i), 4, async (i) => {
-		const body = SECOND_NUMBER.includes(i)
-			? {
-					phoneNumberData: [
-						{ phoneNumber: `+1 555 499 ${String(i).padStart(4, '0')}`, primary: true },
-						{ phoneNumber: written(i), primary: false },
-					],
-				}
-			: { phoneNumber: written(i) };
-		const created = await espo.api.ok('POST', '/Contact', { firstName: 'Old', lastName: `Phone18n${i}`, description: 'stored', ...body });
-		return created.id;
-	});
+	espo.state.ids = await pool(
+		Array.from({ length: COUNT }, (_, i) => i),
+		4,
+		async (i) => {
+			const body = SECOND_NUMBER.includes(i)
+				? {
+						phoneNumberData: [
+							{ phoneNumber: `+1 555 499 ${String(i).padStart(4, '0')}`, primary: true },
+							{ phoneNumber: written(i), primary: false },
+						],
+					}
+				: { phoneNumber: written(i) };
+			const created = await espo.api.ok('POST', '/Contact', {
+				firstName: 'Old',
+				lastName: `Phone18n${i}`,
+				description: 'stored',
+				...body,
+			});
+			return created.id;
+		},
+	);
 	// EspoCRM 8 and later store them in E.164, whatever form they were sent in; 7.5 as written.
 	const i = SECOND_NUMBER[0];
 	const stored = await espo.api.ok('GET', `/Contact/${espo.state.ids[i]}`);
 	const numbers = (stored.phoneNumberData || []).map((entry) => entry.phoneNumber);
 	const expected = storesAsWritten(espo) ? written(i) : number(i);
-	if (!numbers.includes(expected)) throw new Error(`EspoCRM ${espo.version} stored ${JSON.stringify(numbers)}, not ${expected}`);
+	if (!numbers.includes(expected))
+		throw new Error(`EspoCRM ${espo.version} stored ${JSON.stringify(numbers)}, not ${expected}`);
 };

@@ -24,24 +24,60 @@ module.exports = async (result, espo, assert) => {
 		[[403, 'No create access.']],
 		'one post reached EspoCRM: the one to the missing contact, refused',
 	);
-	assert.deepEqual(espo.find('GET', `/Contact/${MISSING_ID}`).map((r) => r.status), [404], 'the record was read after the 403');
+	assert.deepEqual(
+		espo.find('GET', `/Contact/${MISSING_ID}`).map((r) => r.status),
+		[404],
+		'the record was read after the 403',
+	);
 	assert.equal(missing.json.error, `The Contact record "${MISSING_ID}" does not exist (404)`);
-	assert.match(String(missing.error && missing.error.description), /answered the post with 403 "No create access\.".*reading the record answered 404/);
-	assert.equal(result.error('Post To Missing Contact'), undefined, 'Continue on fail: the node itself did not fail');
+	assert.match(
+		String(missing.error && missing.error.description),
+		/answered the post with 403 "No create access\.".*reading the record answered 404/,
+	);
+	assert.equal(
+		result.error('Post To Missing Contact'),
+		undefined,
+		'Continue on fail: the node itself did not fail',
+	);
 
 	// the Call: neither the post nor the follow was sent; the metadata was read once by each node
 	const [post] = result.rawItems('Post To Call');
-	assert.equal(post.json.error, 'The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 0)');
+	assert.equal(
+		post.json.error,
+		'The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 0)',
+	);
 	assert.match(
 		String(post.error && post.error.description),
 		/^EspoCRM would store the post, but shows it nowhere.*with a stream on this server: Account, Case, Contact, Lead, Meeting, Opportunity, Task\./,
 	);
 	const [follow] = result.rawItems('Follow Call');
-	assert.equal(follow.json.error, 'The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 0)');
-	assert.deepEqual(espo.find('PUT', `/Call/${callId}/subscription`), [], 'no follow of the call was sent');
-	assert.deepEqual(espo.find('GET', '/Metadata').map((r) => r.status), [200, 200], 'the metadata, once per node run');
-	assert.deepEqual(await espo.query(`SELECT id FROM note WHERE parent_type = 'Call' AND parent_id = ${quote(callId)} AND type = 'Post'`), [], 'no post on the call');
-	assert.deepEqual(await espo.query(`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Call' AND entity_id = ${quote(callId)}`), []);
+	assert.equal(
+		follow.json.error,
+		'The parameter "Entity Type" is Call, whose records have no stream in EspoCRM (item 0)',
+	);
+	assert.deepEqual(
+		espo.find('PUT', `/Call/${callId}/subscription`),
+		[],
+		'no follow of the call was sent',
+	);
+	assert.deepEqual(
+		espo.find('GET', '/Metadata').map((r) => r.status),
+		[200, 200],
+		'the metadata, once per node run',
+	);
+	assert.deepEqual(
+		await espo.query(
+			`SELECT id FROM note WHERE parent_type = 'Call' AND parent_id = ${quote(callId)} AND type = 'Post'`,
+		),
+		[],
+		'no post on the call',
+	);
+	assert.deepEqual(
+		await espo.query(
+			`SELECT id FROM ${espo.tables.subscription} WHERE entity_type = 'Call' AND entity_id = ${quote(callId)}`,
+		),
+		[],
+	);
 };
 
 module.exports.before = async (espo) => {

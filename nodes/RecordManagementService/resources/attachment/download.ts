@@ -1,8 +1,23 @@
-import type { IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteSingleFunctions,
+	IN8nHttpFullResponse,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
-import { routedItemOf } from '../../shared/item';
+import { megabytes } from '../../shared/http/answers';
+import type { ReadLimit } from '../../shared/http/request';
+import { routedItemOf } from '../../shared/item/item';
 
 const show = { operation: ['download'] };
+
+/** The most a download may be, read before it becomes binary data. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+export const FILE_LIMIT: ReadLimit = {
+	bytes: MAX_FILE_BYTES,
+	what: `Downloads are read up to ${megabytes(MAX_FILE_BYTES)}, far above what EspoCRM accepts as an upload by default.`,
+};
 
 export const downloadFields: INodeProperties[] = [
 	{
@@ -20,7 +35,8 @@ export const downloadFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: '6b02e09eadb4139af',
-		description: 'ID of the attachment, for example one of a record\'s attachmentsIds, or the ID of a file field (…ID)',
+		description:
+			"ID of the attachment, for example one of a record's attachmentsIds, or the ID of a file field (…ID)",
 		displayOptions: { show },
 	},
 	{
@@ -55,7 +71,10 @@ function fileNameOf(disposition: unknown): string | undefined {
 	if (encoded) {
 		const value = encoded[2].trim();
 		// A name declared ISO-8859-1 has one byte per character; otherwise the bytes are UTF-8.
-		if (/^iso-8859-1$/i.test(encoded[1])) return value.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+		if (/^iso-8859-1$/i.test(encoded[1]))
+			return value.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+				String.fromCharCode(parseInt(hex, 16)),
+			);
 		try {
 			return decodeURIComponent(value);
 		} catch {
@@ -76,8 +95,15 @@ export async function fileToBinary(
 	const item = routedItemOf(this);
 	const property = item.parameter<string>('binaryPropertyName', 'data').trim() || 'data';
 	const bytes = Buffer.from(response.body as ArrayBuffer);
-	const mimeType = String(response.headers['content-type'] ?? 'application/octet-stream').split(';')[0].trim();
+	const mimeType = String(response.headers['content-type'] ?? 'application/octet-stream')
+		.split(';')[0]
+		.trim();
 	const fileName = fileNameOf(response.headers['content-disposition']);
 	const binary = await this.helpers.prepareBinaryData(bytes, fileName, mimeType);
-	return [{ json: { fileName: binary.fileName, mimeType: binary.mimeType, fileSize: bytes.length }, binary: { [property]: binary } }];
+	return [
+		{
+			json: { fileName: binary.fileName, mimeType: binary.mimeType, fileSize: bytes.length },
+			binary: { [property]: binary },
+		},
+	];
 }

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { resolvePath } from '../../shared/paths';
-import { downloadFields, fileToBinary } from './download';
+import { resolvePath } from '../../shared/item/paths';
+import { reading } from '../../shared/http/routing';
+import { FILE_LIMIT, downloadFields, fileToBinary } from './download';
 
 /** Attachments are EspoCRM's: the interface as specified has none. */
 export const attachmentOperations: INodeProperties = {
@@ -17,9 +18,15 @@ export const attachmentOperations: INodeProperties = {
 			action: 'Download an attachment',
 			description: 'Get the file of an attachment (EspoCRM) as binary data',
 			routing: {
-				request: { method: 'GET', url: '/Attachment/file/{attachmentId}', encoding: 'arraybuffer', json: false, headers: { Accept: '*/*' } },
+				request: {
+					method: 'GET',
+					url: '/Attachment/file/{attachmentId}',
+					encoding: 'arraybuffer',
+					json: false,
+					headers: { Accept: '*/*' },
+				},
 				send: { preSend: [resolvePath], paginate: true },
-				output: { postReceive: [fileToBinary] },
+				output: { postReceive: [reading({ as: 'bytes', limit: FILE_LIMIT }, fileToBinary)] },
 			},
 		},
 	],

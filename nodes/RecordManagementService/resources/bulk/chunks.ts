@@ -1,16 +1,24 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { dialectOf } from '../../shared/dialect';
-import type { Dialect } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { FailedResponse } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { itemOf } from '../../shared/item';
-import { inParallel } from '../../shared/parallel';
-import { outcomeUnknown, runOf, send } from '../../shared/transport';
-import type { ApiRequest } from '../../shared/transport';
-import { entityTypeOf, idsFrom } from '../../shared/validation';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Dialect } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import type { FailedResponse } from '../../shared/http/failure';
+import type { Item } from '../../shared/item/item';
+import { itemOf } from '../../shared/item/item';
+import { inParallel } from '../../shared/http/parallel';
+import { send } from '../../shared/http/request';
+import type { ApiRequest } from '../../shared/http/request';
+import type { Run } from '../../shared/http/run';
+import { outcomeUnknown } from '../../shared/http/send';
+import { entityTypeOf, idsFrom } from '../../shared/item/validation';
 
 const show = { operation: ['massUpdate', 'massDelete'] };
 
@@ -23,12 +31,14 @@ export const idSourceFields: INodeProperties[] = [
 			{
 				name: 'A Field of the Input Items',
 				value: 'field',
-				description: 'Each input item holds its record ID in a field, as the records of Get Many do',
+				description:
+					'Each input item holds its record ID in a field, as the records of Get Many do',
 			},
 			{
 				name: 'An Expression',
 				value: 'expression',
-				description: 'An expression per input item, which may give an ID, several separated by commas, or a list',
+				description:
+					'An expression per input item, which may give an ID, several separated by commas, or a list',
 			},
 		],
 		default: 'field',
@@ -60,7 +70,8 @@ export const idSourceFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 1000 },
 		default: 100,
-		description: 'How many IDs go into one request. 1,000 IDs with 100 per request are 10 requests.',
+		description:
+			'How many IDs go into one request. 1,000 IDs with 100 per request are 10 requests.',
 		displayOptions: { show },
 	},
 ];
@@ -80,8 +91,8 @@ interface GatheredIds {
  * Reads the IDs of one input item. From a field, the field name is read once (as item 0 gives it) and each item's
  * JSON is looked into directly, with no expression to resolve per item.
  */
-function idReader(context: IExecuteFunctions): { idsOf: (item: Item) => string[]; none: string } {
-	const first = itemOf(context, 0);
+function idReader(run: Run<IExecuteFunctions>): { idsOf: (item: Item) => string[]; none: string } {
+	const first = itemOf(run, 0);
 	if (first.parameter<string>('idSource', 'field') === 'expression') {
 		return {
 			idsOf: (item) => idsFrom(item, item.parameter('ids'), 'Record IDs'),
@@ -93,7 +104,9 @@ function idReader(context: IExecuteFunctions): { idsOf: (item: Item) => string[]
 	const path = field.split('.');
 	// A key that contains dots itself is taken as it is; otherwise the dots lead into nested objects.
 	const valueOf = (json: IDataObject): unknown =>
-		field in json ? json[field] : path.reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], json);
+		field in json
+			? json[field]
+			: path.reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], json);
 	return {
 		idsOf: (item) => idsFrom(item, valueOf(item.json), `ID Field (${field})`),
 		none: `No input item has a record ID in the field "${field}" (parameter "ID Field")`,
@@ -105,28 +118,34 @@ function idReader(context: IExecuteFunctions): { idsOf: (item: Item) => string[]
  * An item that gives no ID is left out (a way to pick items); if none gives one, nothing is sent and the node fails.
  * An entry that is not an ID is an error of its item.
  */
-export function gatherIds(context: IExecuteFunctions): GatheredIds {
-	const { idsOf, none } = idReader(context);
+export function gatherIds(run: Run<IExecuteFunctions>): GatheredIds {
+	const { context, node } = run;
+	const { idsOf, none } = idReader(run);
 	const byId = new Map<string, Set<number>>();
 	const refused: INodeExecutionData[] = [];
 	const count = context.getInputData().length;
 	for (let index = 0; index < count; index++) {
 		try {
-			for (const id of idsOf(itemOf(context, index))) byId.set(id, (byId.get(id) ?? new Set()).add(index));
+			for (const id of idsOf(itemOf(run, index)))
+				byId.set(id, (byId.get(id) ?? new Set()).add(index));
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, index);
+			const nodeError = asNodeError(node, error, index);
 			if (!context.continueOnFail()) throw nodeError;
 			refused.push({ json: {}, error: nodeError, pairedItem: { item: index } });
 		}
 	}
 	if (byId.size === 0 && refused.length === 0) {
-		throw new NodeOperationError(context.getNode(), none, {
-			description: 'Nothing was sent. Check "Record IDs From": the field name (for example "id") or the expression (for example {{ $json.id }}).',
+		throw new NodeOperationError(node, none, {
+			description:
+				'Nothing was sent. Check "Record IDs From": the field name (for example "id") or the expression (for example {{ $json.id }}).',
 		});
 	}
-	const chunkSize = itemOf(context, 0).parameter<number>('chunkSize', 100);
+	const chunkSize = itemOf(run, 0).parameter<number>('chunkSize', 100);
 	if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-		throw new NodeOperationError(context.getNode(), `The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`);
+		throw new NodeOperationError(
+			node,
+			`The parameter "IDs per Request" must be a whole number of at least 1 (${chunkSize})`,
+		);
 	}
 	const entries = [...byId.entries()];
 	const chunks: Chunk[] = [];
@@ -153,25 +172,36 @@ export interface ChunkOutcome {
  * is sent.
  */
 export async function sendInChunks(
-	context: IExecuteFunctions,
+	run: Run<IExecuteFunctions>,
 	requestFor: (entityType: string, ids: string[], dialect: Dialect) => ApiRequest,
 	describe: (chunk: Chunk, outcome: ChunkOutcome) => IDataObject,
 ): Promise<INodeExecutionData[][]> {
-	const first = itemOf(context, 0);
-	const entityType = entityTypeOf(first);
-	const { chunks, refused } = gatherIds(context);
-	const dialect = await dialectOf(context);
+	const { context, node } = run;
+	const entityType = entityTypeOf(itemOf(run, 0));
+	const { chunks, refused } = gatherIds(run);
+	const dialect = await dialectOf(run);
 	const outputs: INodeExecutionData[] = new Array(chunks.length);
-	await inParallel(chunks.length, runOf(context).settings.maxParallel, async (index) => {
+	await inParallel(chunks.length, run.settings.maxParallel, async (index) => {
 		const chunk = chunks[index];
 		const itemIndex = chunk.pairedItem[0].item;
 		try {
-			const { body, earlierFailures } = await send<unknown>(context, itemIndex, requestFor(entityType, chunk.ids, dialect));
-			outputs[index] = { json: { entityType, ...describe(chunk, { reply: body, earlierFailures }) }, pairedItem: chunk.pairedItem };
+			const { body, earlierFailures } = await send<unknown>(
+				run,
+				itemIndex,
+				requestFor(entityType, chunk.ids, dialect),
+			);
+			outputs[index] = {
+				json: { entityType, ...describe(chunk, { reply: body, earlierFailures }) },
+				pairedItem: chunk.pairedItem,
+			};
 		} catch (error) {
-			const nodeError = asNodeError(context.getNode(), error, itemIndex);
+			const nodeError = asNodeError(node, error, itemIndex);
 			if (!context.continueOnFail()) throw nodeError;
-			outputs[index] = { json: { entityType, ids: chunk.ids }, error: nodeError, pairedItem: chunk.pairedItem };
+			outputs[index] = {
+				json: { entityType, ids: chunk.ids },
+				error: nodeError,
+				pairedItem: chunk.pairedItem,
+			};
 		}
 	});
 	return [[...refused, ...outputs]];
@@ -190,5 +220,7 @@ export function reported(chunk: Chunk, reply: unknown): { count: number; ids: st
 export function unknownFirstAttempt(outcome: ChunkOutcome): string | undefined {
 	const failure = outcome.earlierFailures.find(outcomeUnknown);
 	if (!failure) return undefined;
-	return failure.networkCode ? `the connection was lost before the server answered (${failure.networkCode})` : `the gateway answered ${failure.status}`;
+	return failure.networkCode
+		? `the connection was lost before the server answered (${failure.networkCode})`
+		: `the gateway answered ${failure.status}`;
 }

@@ -19,16 +19,22 @@ export const bulkOperations: INodeProperties = {
 			name: 'Mass Delete',
 			value: 'massDelete',
 			action: 'Delete many records at once',
-			description: 'Permanently delete the records whose IDs the input items give, in a few requests',
+			description:
+				'Permanently delete the records whose IDs the input items give, in a few requests',
 		},
 		{
 			name: 'Mass Update',
 			value: 'massUpdate',
 			action: 'Update many records at once',
-			description: 'Set the same fields on all records whose IDs the input items give, in a few requests',
+			description:
+				'Set the same fields on all records whose IDs the input items give, in a few requests',
 		},
 	],
 	default: 'massUpdate',
 };
 
-export const bulkOperationFields: INodeProperties[] = [massUpdateNotice, massDeleteNotice, ...idSourceFields];
+export const bulkOperationFields: INodeProperties[] = [
+	massUpdateNotice,
+	massDeleteNotice,
+	...idSourceFields,
+];

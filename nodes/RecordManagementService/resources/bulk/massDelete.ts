@@ -1,9 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { runOf } from '../../shared/http/run';
 import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
 export const massDeleteNotice: INodeProperties = {
-	displayName: 'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
+	displayName:
+		'This deletes every record whose ID the input items give. Deleted records cannot be restored from n8n.',
 	name: 'massDeleteNotice',
 	type: 'notice',
 	default: '',
@@ -16,11 +18,21 @@ export const massDeleteNotice: INodeProperties = {
  */
 export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await sendInChunks(
-		this,
+		runOf(this),
 		(entityType, ids, dialect) =>
 			dialect === 'espocrm'
-				? { method: 'POST', url: '/MassAction', body: { entityType, action: 'delete', params: { ids } }, idempotent: true }
-				: { method: 'POST', url: `/${entityType}/action/massDelete`, body: { ids }, idempotent: true },
+				? {
+						method: 'POST',
+						url: '/MassAction',
+						body: { entityType, action: 'delete', params: { ids } },
+						idempotent: true,
+					}
+				: {
+						method: 'POST',
+						url: `/${entityType}/action/massDelete`,
+						body: { ids },
+						idempotent: true,
+					},
 		(chunk, outcome) => {
 			const { count, ids } = reported(chunk, outcome.reply);
 			const resentAfter = unknownFirstAttempt(outcome);
@@ -49,7 +61,9 @@ export async function massDelete(this: IExecuteFunctions): Promise<INodeExecutio
 				count,
 				ids,
 				deleted: all,
-				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again` } : {}),
+				...(resentAfter
+					? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again` }
+					: {}),
 			};
 		},
 	);

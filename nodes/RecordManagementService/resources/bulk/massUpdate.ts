@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { itemOf } from '../../shared/item';
-import { requiredRecordBody } from '../../shared/recordFields';
+import { runOf } from '../../shared/http/run';
+import { itemOf } from '../../shared/item/item';
+import { requiredRecordBody } from '../../shared/fields/recordBody';
 import { reported, sendInChunks, unknownFirstAttempt } from './chunks';
 
 export const massUpdateNotice: INodeProperties = {
@@ -18,9 +19,10 @@ export const massUpdateNotice: INodeProperties = {
  * action: update, params: {ids}, data}. One request per chunk of IDs, not one per item.
  */
 export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const attributes = requiredRecordBody(itemOf(this, 0));
+	const run = runOf(this);
+	const attributes = requiredRecordBody(itemOf(run, 0));
 	return await sendInChunks(
-		this,
+		run,
 		(entityType, ids, dialect) =>
 			dialect === 'espocrm'
 				? {
@@ -36,7 +38,11 @@ export async function massUpdate(this: IExecuteFunctions): Promise<INodeExecutio
 			return {
 				requested: chunk.ids.length,
 				...reported(chunk, outcome.reply),
-				...(resentAfter ? { firstAttempt: `unknown: ${resentAfter}, so the request was sent again (setting the same fields twice changes nothing)` } : {}),
+				...(resentAfter
+					? {
+							firstAttempt: `unknown: ${resentAfter}, so the request was sent again (setting the same fields twice changes nothing)`,
+						}
+					: {}),
 			};
 		},
 	);

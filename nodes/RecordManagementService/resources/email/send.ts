@@ -1,14 +1,21 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
-import type { BinaryFile } from '../../shared/attachments';
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { Dialect } from '../../shared/dialect';
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
+import type { Run } from '../../shared/http/run';
+import { runOf } from '../../shared/http/run';
+import { binaryFilesOf, uploadAttachment } from '../../shared/operation/attachments';
+import type { BinaryFile } from '../../shared/operation/attachments';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import type { Dialect } from '../../shared/server/dialect';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
 
 const show = { operation: ['send'] };
 
@@ -45,7 +52,8 @@ export const sendFields: INodeProperties[] = [
 		name: 'isHtml',
 		type: 'boolean',
 		default: false,
-		description: 'Whether the body is HTML rather than plain text. EspoCRM 9 joins the lines of a plain-text e-mail when it sends it: use HTML for text on several lines there.',
+		description:
+			'Whether the body is HTML rather than plain text. EspoCRM 9 joins the lines of a plain-text e-mail when it sends it: use HTML for text on several lines there.',
 		displayOptions: { show },
 	},
 	{
@@ -108,14 +116,16 @@ export const emailOptions: INodeProperties = {
 };
 
 /** A plain address: one @, a local part without spaces or separators, a domain of dot-separated labels. */
-const ADDRESS = /^(?!\.)(?!.*\.\.)[^\s@;,<>()"]+(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+const ADDRESS =
+	/^(?!\.)(?!.*\.\.)[^\s@;,<>()"]+(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 
 /**
  * An address with a display name, as RFC 5322 writes it and mail programs copy it: `Ann <ann@example.org>` or
  * `"Doe, Ann" <ann@example.org>`. The name may not hold a line break, a control character, `<`, `>` or (unquoted) `"`:
  * nothing that could end a header or start another address.
  */
-const NAMED_ADDRESS = /^(?:"((?:[^"\\\x00-\x1f\x7f]|\\[^\x00-\x1f\x7f])*)"|([^"<>\x00-\x1f\x7f]*?))\s*<([^<>\s]*)>$/;
+const NAMED_ADDRESS =
+	/^(?:"((?:[^"\\\x00-\x1f\x7f]|\\[^\x00-\x1f\x7f])*)"|([^"<>\x00-\x1f\x7f]*?))\s*<([^<>\s]*)>$/;
 
 /** One address as written, and what is sent: the plain address, and the name given with it (if any). */
 interface Mailbox {
@@ -185,8 +195,13 @@ function addressesOf(item: Item, value: unknown, parameter: string): string[] {
 }
 
 /** The binary fields named by the Attachments option; each must exist on the item. */
-function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, dialect: Dialect): BinaryFile[] {
-	const files = binaryFilesOf(context, item, names, 'Attachments');
+function attachmentsOf(
+	run: Run<IExecuteFunctions>,
+	item: Item,
+	names: unknown,
+	dialect: Dialect,
+): BinaryFile[] {
+	const files = binaryFilesOf(run, item, names, 'Attachments');
 	if (files.length && dialect !== 'espocrm') {
 		throw item.refuse(
 			'Attachments',
@@ -202,23 +217,36 @@ function attachmentsOf(context: IExecuteFunctions, item: Item, names: unknown, d
  * an e-mail whose status is "Sending", needs a sender, and keeps the subject in the field `name`.
  */
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
-	return await forEachItem(this, async (item) => {
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
+	return await forEachItem(run, async (item) => {
 		const options = item.parameter<IDataObject>('emailOptions', {});
 		const to = addressesOf(item, item.parameter('to'), 'To');
-		if (to.length === 0) throw item.refuse('To', 'has no address', 'Give at least one recipient, such as ada@example.com.');
+		if (to.length === 0)
+			throw item.refuse(
+				'To',
+				'has no address',
+				'Give at least one recipient, such as ada@example.com.',
+			);
 		const [sender, ...more] = mailboxesOf(item, item.parameter('from', ''), 'From');
-		if (more.length) throw item.refuse('From', 'has more than one address', 'An e-mail has one sender.');
+		if (more.length)
+			throw item.refuse('From', 'has more than one address', 'An e-mail has one sender.');
 		const from = sender?.address;
-		if (dialect === 'espocrm' && !from) throw item.refuse('From', 'is empty', 'EspoCRM needs the sender address to send an e-mail.');
+		if (dialect === 'espocrm' && !from)
+			throw item.refuse('From', 'is empty', 'EspoCRM needs the sender address to send an e-mail.');
 		const cc = addressesOf(item, options.cc, 'CC');
 		const bcc = addressesOf(item, options.bcc, 'BCC');
-		const attachments = attachmentsOf(this, item, options.attachments, dialect);
+		const attachments = attachmentsOf(run, item, options.attachments, dialect);
 		const subject = item.parameter<string>('subject', '');
 
 		const attachmentsIds: string[] = [];
 		for (const attachment of attachments) {
-			attachmentsIds.push(await uploadAttachment(this, item, attachment, { relatedType: 'Email', field: 'attachments' }));
+			attachmentsIds.push(
+				await uploadAttachment(run, item, attachment, {
+					relatedType: 'Email',
+					field: 'attachments',
+				}),
+			);
 		}
 		const email: IDataObject = {
 			to: to.join(';'),
@@ -228,7 +256,9 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 			...(from ? { from } : {}),
 			// EspoCRM keeps the sender's name in fromString, shown with the e-mail (the name it sends is the user's or the
 			// system's); a Standard server has no such field.
-			...(sender?.name && dialect === 'espocrm' ? { fromString: `${JSON.stringify(sender.name)} <${sender.address}>` } : {}),
+			...(sender?.name && dialect === 'espocrm'
+				? { fromString: `${JSON.stringify(sender.name)} <${sender.address}>` }
+				: {}),
 			...(cc.length ? { cc: cc.join(';') } : {}),
 			...(bcc.length ? { bcc: bcc.join(';') } : {}),
 			...(options.parentType ? { parentType: options.parentType } : {}),
@@ -238,11 +268,17 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		};
 		let sent: IDataObject;
 		try {
-			sent = await apiRequest(this, item.index, { method: 'POST', url: '/Email', body: email, expect: 'record' });
+			sent = await apiRequest(run, item.index, {
+				method: 'POST',
+				url: '/Email',
+				body: email,
+				expect: 'record',
+			});
 		} catch (error) {
 			const nodeError = asNodeError(item.node, error, item.index);
 			if (attachmentsIds.length) {
-				nodeError.description = `${nodeError.description ?? ''} The attachments uploaded for it are left on the server: ${attachmentsIds.join(', ')}.`.trim();
+				nodeError.description =
+					`${nodeError.description ?? ''} The attachments uploaded for it are left on the server: ${attachmentsIds.join(', ')}.`.trim();
 			}
 			throw nodeError;
 		}

@@ -1,12 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { OneAtATime, forEachItem } from '../../shared/customOperations';
-import { recordLocator } from '../../shared/descriptions';
-import { dialectOf } from '../../shared/dialect';
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
-import { parseJsonObject, recordIdOf } from '../../shared/validation';
+import { runOf } from '../../shared/http/run';
+import { OneAtATime, forEachItem } from '../../shared/operation/forEachItem';
+import { recordLocator } from '../../shared/fields/target';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
+import { parseJsonObject, recordIdOf } from '../../shared/item/validation';
 
 const show = { operation: ['convert'] };
 
@@ -42,7 +48,13 @@ export const convertFields: INodeProperties[] = [
 				name: 'Contact',
 				values: [
 					{ displayName: 'First Name', name: 'firstName', type: 'string', default: '' },
-					{ displayName: 'Last Name', name: 'lastName', type: 'string', default: '', required: true },
+					{
+						displayName: 'Last Name',
+						name: 'lastName',
+						type: 'string',
+						default: '',
+						required: true,
+					},
 					moreFields('{"emailAddress": "ada@example.com"}'),
 				],
 			},
@@ -70,16 +82,19 @@ export const convertFields: INodeProperties[] = [
 			{
 				name: 'Skip and Return the Existing Records',
 				value: 'skip',
-				description: 'Convert nothing and return the IDs of the records the earlier conversion created',
+				description:
+					'Convert nothing and return the IDs of the records the earlier conversion created',
 			},
 			{
 				name: 'Convert Again',
 				value: 'convertAgain',
-				description: 'Create the records once more (the server does not refuse a second conversion)',
+				description:
+					'Create the records once more (the server does not refuse a second conversion)',
 			},
 		],
 		default: 'error',
-		description: 'A server converts a lead twice if asked, creating every record again; the node looks at the lead first',
+		description:
+			'A server converts a lead twice if asked, creating every record again; the node looks at the lead first',
 		displayOptions: { show },
 	},
 ];
@@ -92,11 +107,19 @@ function recordsToCreate(item: Item): IDataObject {
 	for (const [entityType, fields] of Object.entries(chosen)) {
 		if (!fields) continue;
 		const { moreFields: extra, ...named } = fields;
-		const more = parseJsonObject(item, extra ?? '{}', `Records to Create > ${entityType} > More Fields (JSON)`);
+		const more = parseJsonObject(
+			item,
+			extra ?? '{}',
+			`Records to Create > ${entityType} > More Fields (JSON)`,
+		);
 		records[entityType] = { ...more, ...named };
 	}
 	if (Object.keys(records).length === 0) {
-		throw item.refuse('Records to Create', 'is empty', 'Add the Account, Contact or Opportunity the lead should become.');
+		throw item.refuse(
+			'Records to Create',
+			'is empty',
+			'Add the Account, Contact or Opportunity the lead should become.',
+		);
 	}
 	return records;
 }
@@ -109,9 +132,10 @@ const CREATED_IDS = ['createdAccountId', 'createdContactId', 'createdOpportunity
  * Items about the same lead run one after another, so that two of them cannot both find it unconverted.
  */
 export async function convert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
 	const sameLead = new OneAtATime();
-	return await forEachItem(this, async (item) => {
+	return await forEachItem(run, async (item) => {
 		const leadId = recordIdOf(item, 'leadId', 'Lead');
 		const records = recordsToCreate(item);
 		const ifConverted = item.parameter<string>('ifConverted', 'error');
@@ -119,22 +143,40 @@ export async function convert(this: IExecuteFunctions): Promise<INodeExecutionDa
 
 		return await sameLead.run(leadId, async () => {
 			if (ifConverted !== 'convertAgain') {
-				const lead = await apiRequest(this, item.index, { method: 'GET', url: leadPath, expect: 'record' });
+				const lead = await apiRequest(run, item.index, {
+					method: 'GET',
+					url: leadPath,
+					expect: 'record',
+				});
 				if (lead.status === 'Converted') {
-					const created = Object.fromEntries(CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]));
+					const created = Object.fromEntries(
+						CREATED_IDS.filter((key) => lead[key]).map((key) => [key, lead[key]]),
+					);
 					if (ifConverted === 'skip') return { id: leadId, alreadyConverted: true, ...created };
-					throw new NodeOperationError(item.node, `Lead ${leadId} is already converted (item ${item.index})`, {
-						itemIndex: item.index,
-						description: `Converting again would create the records once more. Earlier conversion: ${
-							JSON.stringify(created) === '{}' ? 'no record IDs known' : JSON.stringify(created)
-						}. Set "If Already Converted" to skip such leads or to convert again.`,
-					});
+					throw new NodeOperationError(
+						item.node,
+						`Lead ${leadId} is already converted (item ${item.index})`,
+						{
+							itemIndex: item.index,
+							description: `Converting again would create the records once more. Earlier conversion: ${
+								JSON.stringify(created) === '{}' ? 'no record IDs known' : JSON.stringify(created)
+							}. Set "If Already Converted" to skip such leads or to convert again.`,
+						},
+					);
 				}
 			}
 			const reply =
 				dialect === 'espocrm'
-					? await apiRequest(this, item.index, { method: 'POST', url: '/Lead/action/convert', body: { id: leadId, records } })
-					: await apiRequest(this, item.index, { method: 'POST', url: `${leadPath}/action/convert`, body: { records } });
+					? await apiRequest(run, item.index, {
+							method: 'POST',
+							url: '/Lead/action/convert',
+							body: { id: leadId, records },
+						})
+					: await apiRequest(run, item.index, {
+							method: 'POST',
+							url: `${leadPath}/action/convert`,
+							body: { records },
+						});
 			return reply !== null && typeof reply === 'object' ? reply : { id: leadId, converted: true };
 		});
 	});

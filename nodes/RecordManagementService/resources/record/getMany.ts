@@ -1,14 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { listQueryOf, wantedRecords } from '../../shared/filters';
-import { entityDefsOfRun, keysetOrderOf, mayFollowOn } from '../../shared/listOrder';
-import { pathOf } from '../../shared/paths';
-import { searchQueryOf } from '../../shared/search';
-import { listRecords } from '../../shared/listing';
-import { countedForModel } from '../../shared/tool';
-import { entityTypeOf } from '../../shared/validation';
+import { runOf } from '../../shared/http/run';
+import { pathOf } from '../../shared/item/paths';
+import { entityTypeOf } from '../../shared/item/validation';
+import { countedForModel } from '../../shared/list/counted';
+import { listQueryOf, wantedRecords } from '../../shared/list/where';
+import { listRecords } from '../../shared/list/listing';
+import { keysetOrderOf, mayFollowOn } from '../../shared/list/listOrder';
+import { searchQueryOf } from '../../shared/list/search';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { entityDefsOfRun } from '../../shared/server/metadata';
 
 /**
  * GET /{entityType} with the list query, paged with offset and maxSize (all pages for Return All). From version 1.1
@@ -17,15 +19,26 @@ import { entityTypeOf } from '../../shared/validation';
  * version 1 paged by ID when no sort order was set (oldest first).
  */
 export async function getMany(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
-	const listOrder = this.getNode().typeVersion >= 1.1;
-	return await forEachItem(this, async (item) => {
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
+	const listOrder = run.node.typeVersion >= 1.1;
+	return await forEachItem(run, async (item) => {
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		const wanted = wantedRecords(item);
 		const entityType = entityTypeOf(item);
 		const followOn =
-			listOrder && dialect === 'espocrm' && mayFollowOn(qs) ? async () => keysetOrderOf(qs, await entityDefsOfRun(this, item.index, entityType)) : undefined;
+			listOrder && dialect === 'espocrm' && mayFollowOn(qs)
+				? async () => keysetOrderOf(qs, await entityDefsOfRun(run, item.index, entityType))
+				: undefined;
 		const counted = countedForModel(item);
-		return counted.withCount(await listRecords(this, item.index, { url: pathOf(item, '/{entityType}', { entityType }), qs }, wanted, { followOn, listOrder, ...counted.options }));
+		return counted.withCount(
+			await listRecords(
+				run,
+				item.index,
+				{ url: pathOf(item, '/{entityType}', { entityType }), qs },
+				wanted,
+				{ followOn, listOrder, ...counted.options },
+			),
+		);
 	});
 }

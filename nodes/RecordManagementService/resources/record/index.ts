@@ -1,15 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { resolvePath } from '../../shared/paths';
-import { simplifyRoutedRecord } from '../../shared/simplify';
-import { outcomeItem } from '../../shared/transport';
+import { resolvePath } from '../../shared/item/paths';
+import { simplifyRoutedRecord } from '../../shared/operation/simplify';
+import { outcomeItem, reading } from '../../shared/http/routing';
 import { createOptions } from './create';
 import { upsertFields, upsertOptions } from './upsert';
 
 /**
  * Get and Delete are routed: their request is below, `{…}` in a url being filled by `resolvePath` from the
  * parameters of that name, and `send.paginate` hands it to the node's `requestOperations.pagination`
- * (shared/transport.ts), which gives it the run's bound on parallel requests, resending and error messages.
+ * (shared/http/routing.ts), which gives it the run's bound on parallel requests, resending and error messages, and
+ * reads the answer as its postReceive says (`reading`, `outcomeItem`).
  * The others run as custom operations (`customOperations` in the node; each file holds its requests): n8n's routing
  * resolves every parameter at least three times per item before the first request leaves (the filter's conditions
  * five times), where an operation of its own resolves each once and sends while it reads the next item.
@@ -52,7 +53,7 @@ export const recordOperations: INodeProperties = {
 			routing: {
 				request: { method: 'GET', url: '/{entityType}/{recordId}' },
 				send: { preSend: [resolvePath], paginate: true },
-				output: { postReceive: [simplifyRoutedRecord] },
+				output: { postReceive: [reading({ as: 'record' }, simplifyRoutedRecord)] },
 			},
 		},
 		{

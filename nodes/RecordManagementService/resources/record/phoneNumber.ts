@@ -10,7 +10,8 @@
  */
 
 /** libphonenumber's punctuation in a phone number (`VALID_PUNCTUATION`) and its star sign. */
-const PUNCTUATION = '\\-x\\u2010-\\u2015\\u2212\\u30FC\\uFF0D-\\uFF0F \\u00A0\\u00AD\\u200B\\u2060\\u3000()\\uFF08\\uFF09\\uFF3B\\uFF3D.\\[\\]/~\\u2053\\u223C\\uFF5E*';
+const PUNCTUATION =
+	'\\-x\\u2010-\\u2015\\u2212\\u30FC\\uFF0D-\\uFF0F \\u00A0\\u00AD\\u200B\\u2060\\u3000()\\uFF08\\uFF09\\uFF3B\\uFF3D.\\[\\]/~\\u2053\\u223C\\uFF5E*';
 
 /** An extension at the end, as libphonenumber parses one (`;ext=`, "ext.", "x", "#", "доб", ",,"…); group 1 or 2 is the number. */
 const EXTENSION =
@@ -19,8 +20,14 @@ const EXTENSION =
 	'|[\\- ]+(\\p{Nd}{1,6})#)';
 
 /** libphonenumber's `VALID_PHONE_NUMBER` with an optional extension: at least three digits among punctuation, then letters too. */
-const VIABLE = new RegExp(`^(?:\\p{Nd}{2}|[+＋]*(?:[${PUNCTUATION}]*\\p{Nd}){3,}[${PUNCTUATION}A-Za-z\\p{Nd}]*)(?:${EXTENSION})?$`, 'iu');
-const VIABLE_WITHOUT_EXTENSION = new RegExp(`^(?:\\p{Nd}{2}|[+＋]*(?:[${PUNCTUATION}]*\\p{Nd}){3,}[${PUNCTUATION}A-Za-z\\p{Nd}]*)$`, 'iu');
+const VIABLE = new RegExp(
+	`^(?:\\p{Nd}{2}|[+＋]*(?:[${PUNCTUATION}]*\\p{Nd}){3,}[${PUNCTUATION}A-Za-z\\p{Nd}]*)(?:${EXTENSION})?$`,
+	'iu',
+);
+const VIABLE_WITHOUT_EXTENSION = new RegExp(
+	`^(?:\\p{Nd}{2}|[+＋]*(?:[${PUNCTUATION}]*\\p{Nd}){3,}[${PUNCTUATION}A-Za-z\\p{Nd}]*)$`,
+	'iu',
+);
 const TRAILING_EXTENSION = new RegExp(`${EXTENSION}$`, 'iu');
 
 /** The keypad's letters (libphonenumber's `ALPHA_MAPPINGS`). */
@@ -40,7 +47,8 @@ function digitsOf(text: string): string {
 	let digits = '';
 	for (const char of text) {
 		if (/\p{Nd}/u.test(char)) digits += digitOf(char);
-		else if (withLetters && /[A-Za-z]/.test(char)) digits += String(KEYPAD.findIndex((keys) => keys.includes(char.toUpperCase())) + 2);
+		else if (withLetters && /[A-Za-z]/.test(char))
+			digits += String(KEYPAD.findIndex((keys) => keys.includes(char.toUpperCase())) + 2);
 	}
 	return digits;
 }
@@ -54,7 +62,8 @@ function e164Of(text: string): string | undefined {
 	if (second) number = number.slice(0, second.index);
 	if (!VIABLE.test(number)) return undefined;
 	const extension = TRAILING_EXTENSION.exec(number);
-	if (extension && VIABLE_WITHOUT_EXTENSION.test(number.slice(0, extension.index))) number = number.slice(0, extension.index);
+	if (extension && VIABLE_WITHOUT_EXTENSION.test(number.slice(0, extension.index)))
+		number = number.slice(0, extension.index);
 	const digits = digitsOf(number.replace(/^[+＋]+/, ''));
 	// A country code (1 to 3 digits, not starting with 0) and a national number of 2 to 17 digits.
 	if (digits.length < 3 || digits.length > 20 || digits.startsWith('0')) return undefined;
@@ -102,5 +111,7 @@ export function storedPhoneDigitsOf(text: string): string[] | undefined {
 	if (!text.startsWith('+')) return undefined;
 	const e164 = e164Of(text);
 	if (e164 === undefined) return undefined;
-	return [...new Set([e164, withExtensionOf(text) ?? e164].map((form) => form.replace(/[^0-9]/g, '')))];
+	return [
+		...new Set([e164, withExtensionOf(text) ?? e164].map((form) => form.replace(/[^0-9]/g, ''))),
+	];
 }

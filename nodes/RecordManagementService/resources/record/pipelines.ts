@@ -1,9 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Item } from '../../shared/item';
-import { apiRequest, runOf } from '../../shared/transport';
-import type { RequestContext } from '../../shared/transport';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
 
 /**
  * EspoCRM 10's Pipelines (its docs: general/pipelines.md). On an entity type with pipelines (Lead, Opportunity, custom
@@ -36,20 +35,19 @@ interface Pipeline {
 }
 
 /** The user's pipelines by entity type (appParams.pipelines of GET /App/user), once per run. */
-const pipelinesOfRun = new WeakMap<object, Promise<Record<string, Pipeline[]>>>();
-
-function pipelinesOf(context: RequestContext, itemIndex: number): Promise<Record<string, Pipeline[]>> {
-	const run = runOf(context);
-	let pipelines = pipelinesOfRun.get(run);
-	if (!pipelines) {
-		pipelines = apiRequest(context, itemIndex, { method: 'GET', url: '/App/user' }).then(
-			(app) => (((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<string, Pipeline[]>),
-		);
-		pipelinesOfRun.set(run, pipelines);
-		// A failed read is the item's error; the next item reads again.
-		pipelines.catch(() => pipelinesOfRun.delete(run));
-	}
-	return pipelines;
+async function pipelinesOf(item: Item): Promise<Record<string, Pipeline[]>> {
+	// A failed read is the item's error; the next item reads again.
+	return await item.run.once(
+		'pipelines',
+		async () => {
+			const app = await apiRequest(item.run, item.index, { method: 'GET', url: '/App/user' });
+			return ((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<
+				string,
+				Pipeline[]
+			>;
+		},
+		{ againAfterFailure: true },
+	);
 }
 
 /**
@@ -57,29 +55,44 @@ function pipelinesOf(context: RequestContext, itemIndex: number): Promise<Record
  * `path`: `/{entityType}`; `body`: what was sent; `written`: the server's answer.
  */
 export async function withStatusThroughPipeline(
-	context: RequestContext,
 	item: Item,
 	entityType: string,
 	path: string,
 	body: IDataObject,
 	written: IDataObject,
 ): Promise<IDataObject> {
-	if (typeof written.pipelineStageId !== 'string' || typeof written.pipelineId !== 'string' || body.pipelineStageId !== undefined) return written;
+	if (
+		typeof written.pipelineStageId !== 'string' ||
+		typeof written.pipelineId !== 'string' ||
+		body.pipelineStageId !== undefined
+	)
+		return written;
 	// Fields written as text whose value the answer does not show: the status field is one of them, if any.
-	const ignored = Object.keys(body).filter((field) => typeof body[field] === 'string' && typeof written[field] === 'string' && written[field] !== body[field]);
-	if (ignored.length === 0 || (await runOf(context).credentials()).server !== 'espocrm') return written;
+	const ignored = Object.keys(body).filter(
+		(field) =>
+			typeof body[field] === 'string' &&
+			typeof written[field] === 'string' &&
+			written[field] !== body[field],
+	);
+	if (ignored.length === 0 || (await item.run.credentials()).server !== 'espocrm') return written;
 
-	const pipeline = (await pipelinesOf(context, item.index))[entityType]?.find((candidate) => candidate.id === written.pipelineId);
+	const pipeline = (await pipelinesOf(item))[entityType]?.find(
+		(candidate) => candidate.id === written.pipelineId,
+	);
 	const stages = pipeline?.stages ?? [];
 	const current = stages.find((stage) => stage.id === written.pipelineStageId);
 	// The status field is the one that shows the mapped status of the record's stage.
-	const statusField = ignored.find((field) => current !== undefined && written[field] === current.mappedStatus);
+	const statusField = ignored.find(
+		(field) => current !== undefined && written[field] === current.mappedStatus,
+	);
 	if (!pipeline || statusField === undefined) return written;
 
 	const wanted = body[statusField] as string;
 	const mapped = stages.filter((stage) => stage.mappedStatus === wanted);
 	if (mapped.length !== 1) {
-		const offered = stages.map((stage) => `${stage.name ?? stage.id} (${stage.id}: ${stage.mappedStatus})`).join(', ');
+		const offered = stages
+			.map((stage) => `${stage.name ?? stage.id} (${stage.id}: ${stage.mappedStatus})`)
+			.join(', ');
 		throw new NodeOperationError(
 			item.node,
 			`${statusField} "${wanted}" was not set: ${entityType} records follow pipelines on this server, and ${
@@ -91,7 +104,7 @@ export async function withStatusThroughPipeline(
 			},
 		);
 	}
-	return await apiRequest(context, item.index, {
+	return await apiRequest(item.run, item.index, {
 		method: 'PUT',
 		url: `${path}/${encodeURIComponent(String(written.id))}`,
 		expect: 'record',

@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Item } from '../../shared/item';
-import { apiRequest } from '../../shared/transport';
-import type { RequestContext } from '../../shared/transport';
+import type { Item } from '../../shared/item/item';
+import { apiRequest } from '../../shared/http/request';
 import { storedPhoneDigitsOf } from './phoneNumber';
 
 /**
@@ -18,7 +17,6 @@ import { storedPhoneDigitsOf } from './phoneNumber';
  * 7.x only: from 8.0 on the answer lists the value written. An update that sends the list itself is left as it is.
  */
 export async function withPrimaryAddressesKept(
-	context: RequestContext,
 	item: Item,
 	path: string,
 	body: IDataObject,
@@ -27,22 +25,40 @@ export async function withPrimaryAddressesKept(
 	const lists: IDataObject = {};
 	for (const [field, value] of Object.entries(body)) {
 		const list = written[`${field}Data`];
-		if (typeof value !== 'string' || value.trim() === '' || body[`${field}Data`] !== undefined || !Array.isArray(list)) continue;
+		if (
+			typeof value !== 'string' ||
+			value.trim() === '' ||
+			body[`${field}Data`] !== undefined ||
+			!Array.isArray(list)
+		)
+			continue;
 		const entries = list as IDataObject[];
 		const key = addressKeyOf(field, entries);
 		if (entries.some((entry) => sameAddress(key, entry[key], value))) continue;
 		const primary = entries.find((entry) => entry.primary === true);
-		const others = entries.filter((entry) => entry !== primary && !sameAddress(key, entry[key], value));
+		const others = entries.filter(
+			(entry) => entry !== primary && !sameAddress(key, entry[key], value),
+		);
 		lists[field] = value;
-		lists[`${field}Data`] = [{ ...primary, [key]: value.trim(), primary: true }, ...others.map((entry) => ({ ...entry, primary: false }))];
+		lists[`${field}Data`] = [
+			{ ...primary, [key]: value.trim(), primary: true },
+			...others.map((entry) => ({ ...entry, primary: false })),
+		];
 	}
 	if (Object.keys(lists).length === 0) return written;
-	return await apiRequest(context, item.index, { method: 'PUT', url: `${path}/${encodeURIComponent(String(written.id))}`, expect: 'record', body: lists });
+	return await apiRequest(item.run, item.index, {
+		method: 'PUT',
+		url: `${path}/${encodeURIComponent(String(written.id))}`,
+		expect: 'record',
+		body: lists,
+	});
 }
 
 /** The key of an entry of the list: `emailAddress` of an e-mail field, `phoneNumber` of a phone field. */
 function addressKeyOf(field: string, entries: IDataObject[]): 'emailAddress' | 'phoneNumber' {
-	const known = entries.find((entry) => typeof entry.emailAddress === 'string' || typeof entry.phoneNumber === 'string');
+	const known = entries.find(
+		(entry) => typeof entry.emailAddress === 'string' || typeof entry.phoneNumber === 'string',
+	);
 	if (known) return typeof known.phoneNumber === 'string' ? 'phoneNumber' : 'emailAddress';
 	return /phone/i.test(field) ? 'phoneNumber' : 'emailAddress';
 }
@@ -55,5 +71,8 @@ function sameAddress(key: 'emailAddress' | 'phoneNumber', stored: unknown, value
 	if (typeof stored !== 'string') return false;
 	if (key === 'emailAddress') return stored.trim().toLowerCase() === value.trim().toLowerCase();
 	const digits = (text: string) => text.replace(/[^0-9]/g, '');
-	return digits(stored) !== '' && [digits(value), ...(storedPhoneDigitsOf(value.trim()) ?? [])].includes(digits(stored));
+	return (
+		digits(stored) !== '' &&
+		[digits(value), ...(storedPhoneDigitsOf(value.trim()) ?? [])].includes(digits(stored))
+	);
 }

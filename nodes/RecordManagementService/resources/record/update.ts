@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { requiredRecordBody } from '../../shared/recordFields';
-import { apiRequest } from '../../shared/transport';
-import { pathOf } from '../../shared/paths';
-import { entityTypeOf } from '../../shared/validation';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { requiredRecordBody } from '../../shared/fields/recordBody';
+import { apiRequest } from '../../shared/http/request';
+import { runOf } from '../../shared/http/run';
+import { pathOf } from '../../shared/item/paths';
+import { entityTypeOf } from '../../shared/item/validation';
 import { withStatusThroughPipeline } from './pipelines';
 import { withPrimaryAddressesKept } from './primaryAddress';
 
@@ -14,11 +15,22 @@ import { withPrimaryAddressesKept } from './primaryAddress';
  * number on 7.5 (primaryAddress.ts), a status on 10 with pipelines (pipelines.ts).
  */
 export async function update(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await forEachItem(this, async (item) => {
+	return await forEachItem(runOf(this), async (item) => {
 		const entityType = entityTypeOf(item);
 		const path = pathOf(item, '/{entityType}', { entityType });
 		const body = requiredRecordBody(item);
-		const updated = await apiRequest(this, item.index, { method: 'PUT', url: pathOf(item, '/{entityType}/{recordId}', { entityType }), expect: 'record', body });
-		return await withStatusThroughPipeline(this, item, entityType, path, body, await withPrimaryAddressesKept(this, item, path, body, updated));
+		const updated = await apiRequest(item.run, item.index, {
+			method: 'PUT',
+			url: pathOf(item, '/{entityType}/{recordId}', { entityType }),
+			expect: 'record',
+			body,
+		});
+		return await withStatusThroughPipeline(
+			item,
+			entityType,
+			path,
+			body,
+			await withPrimaryAddressesKept(item, path, body, updated),
+		);
 	});
 }

@@ -1,17 +1,31 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ItemTurns } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import type { Dialect } from '../../shared/dialect';
-import { asNodeError } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { itemOf } from '../../shared/item';
-import { pathOf } from '../../shared/paths';
-import { duplicateCheckHeaders, recordBody, skipDuplicateCheckOption } from '../../shared/recordFields';
-import { apiRequest, runOf } from '../../shared/transport';
-import type { ApiRequest } from '../../shared/transport';
-import { entityTypeOf, requirePlainIdentifier, requireWellFormed } from '../../shared/validation';
+import {
+	duplicateCheckHeaders,
+	recordBody,
+	skipDuplicateCheckOption,
+} from '../../shared/fields/recordBody';
+import { asNodeError } from '../../shared/http/errors';
+import { apiRequest } from '../../shared/http/request';
+import type { ApiRequest } from '../../shared/http/request';
+import { runOf } from '../../shared/http/run';
+import { itemOf } from '../../shared/item/item';
+import type { Item } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import {
+	entityTypeOf,
+	requirePlainIdentifier,
+	requireWellFormed,
+} from '../../shared/item/validation';
+import { ItemTurns, failureOf } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import type { Dialect } from '../../shared/server/dialect';
 import { withStatusThroughPipeline } from './pipelines';
 import { withPrimaryAddressesKept } from './primaryAddress';
 import { DEFAULT_VALUES_PER_LOOKUP, LookupGroup, lookUpOne, matchValueOf } from './upsertLookup';
@@ -24,7 +38,10 @@ export const upsertFields: INodeProperties[] = [
 		displayName: 'Match By Field Name or ID',
 		name: 'matchField',
 		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getSortableFields', loadOptionsDependsOn: ['entityType', 'customEntityType'] },
+		typeOptions: {
+			loadOptionsMethod: 'getSortableFields',
+			loadOptionsDependsOn: ['entityType', 'customEntityType'],
+		},
 		default: 'emailAddress',
 		required: true,
 		description:
@@ -95,18 +112,35 @@ function read(item: Item, dialect: Dialect): Upsert {
 	const matchField = requirePlainIdentifier(item, item.parameter('matchField'), 'Match By Field');
 	const given = item.parameter<unknown>('matchValue', '');
 	if (given !== null && typeof given === 'object') {
-		throw item.refuse('Match Value', 'must be one value, not a list or an object', 'Give the one value that identifies the record, for example {{ $json.email }}.');
+		throw item.refuse(
+			'Match Value',
+			'must be one value, not a list or an object',
+			'Give the one value that identifies the record, for example {{ $json.email }}.',
+		);
 	}
-	const matchValue = typeof given === 'number' || typeof given === 'boolean' ? given : String(given ?? '').trim();
+	const matchValue =
+		typeof given === 'number' || typeof given === 'boolean' ? given : String(given ?? '').trim();
 	if (matchValue === '') throw item.refuse('Match Value', 'is empty');
 	// Looked up in a query string shared with other items: refused here, so that only this item fails.
 	requireWellFormed(item, matchValue, 'Match Value');
 	const options = item.parameter<IDataObject>('upsertOptions', {});
 	const valuesPerLookup = options.valuesPerLookup ?? DEFAULT_VALUES_PER_LOOKUP;
 	if (!Number.isInteger(valuesPerLookup) || (valuesPerLookup as number) < 1) {
-		throw item.refuse('Match Values per Look-Up', `must be a whole number of at least 1 (${String(valuesPerLookup)})`);
+		throw item.refuse(
+			'Match Values per Look-Up',
+			`must be a whole number of at least 1 (${String(valuesPerLookup)})`,
+		);
 	}
-	return { item, entityType, path, matchField, matchValue, lookedUp: matchValueOf(matchValue, matchField, dialect), body: recordBody(item), options };
+	return {
+		item,
+		entityType,
+		path,
+		matchField,
+		matchValue,
+		lookedUp: matchValueOf(matchValue, matchField, dialect),
+		body: recordBody(item),
+		options,
+	};
 }
 
 /**
@@ -131,11 +165,15 @@ class MatchedRecords {
 const idsOf = (records: IDataObject[]) => records.map((record) => String(record.id));
 
 /** The item's write: POST when no record has the value, PUT to the one that has it (or each, with "Update All of Them"). */
-async function write(context: IExecuteFunctions, upsert: Upsert, records: MatchedRecords, stopped: () => boolean): Promise<IDataObject[]> {
+async function write(
+	upsert: Upsert,
+	records: MatchedRecords,
+	stopped: () => boolean,
+): Promise<IDataObject[]> {
 	const { item, path, matchField, matchValue, lookedUp, entityType, body, options } = upsert;
 	let ids: string[];
 	if (records.lookAgain) {
-		ids = idsOf(await lookUpOne(context, item.index, path, matchField, lookedUp));
+		ids = idsOf(await lookUpOne(item.run, item.index, path, matchField, lookedUp));
 		records.lookAgain = false;
 	} else {
 		ids = records.ids ?? idsOf(await records.found);
@@ -147,17 +185,23 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	// the value's next item looks again instead of trusting what this run knew.
 	const send = async (request: ApiRequest) => {
 		try {
-			return await apiRequest(context, item.index, { ...request, expect: 'record' });
+			return await apiRequest(item.run, item.index, { ...request, expect: 'record' });
 		} catch (error) {
 			records.lookAgain = true;
 			throw asNodeError(item.node, error, item.index);
 		}
 	};
 	// On EspoCRM 10 with pipelines, a status written is set through the record's pipeline stage (pipelines.ts).
-	const throughPipeline = async (sent: IDataObject, written: IDataObject) => await withStatusThroughPipeline(context, item, entityType, path, sent, written);
+	const throughPipeline = async (sent: IDataObject, written: IDataObject) =>
+		await withStatusThroughPipeline(item, entityType, path, sent, written);
 	if (ids.length === 0) {
 		const sent = { [matchField]: matchValue, ...body };
-		const created = await send({ method: 'POST', url: path, body: sent, headers: duplicateCheckHeaders(options) });
+		const created = await send({
+			method: 'POST',
+			url: path,
+			body: sent,
+			headers: duplicateCheckHeaders(options),
+		});
 		records.ids = [String(created.id)];
 		return [await throughPipeline(sent, created)];
 	}
@@ -167,7 +211,8 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 			`${ids.length} ${entityType} records have ${matchField} "${String(matchValue)}", so it is not clear which to update (item ${item.index})`,
 			{
 				itemIndex: item.index,
-				description: 'Pick a field that identifies one record, or set the option "When Several Records Match" to "Update All of Them".',
+				description:
+					'Pick a field that identifies one record, or set the option "When Several Records Match" to "Update All of Them".',
 			},
 		);
 	}
@@ -175,7 +220,9 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
 	for (const id of ids) {
 		const written = await send({ method: 'PUT', url: `${path}/${encodeURIComponent(id)}`, body });
 		// EspoCRM 7.5 keeps the old address of a field written without its list (primaryAddress.ts).
-		updated.push(await throughPipeline(body, await withPrimaryAddressesKept(context, item, path, body, written)));
+		updated.push(
+			await throughPipeline(body, await withPrimaryAddressesKept(item, path, body, written)),
+		);
 	}
 	return updated;
 }
@@ -191,27 +238,30 @@ async function write(context: IExecuteFunctions, upsert: Upsert, records: Matche
  * record, the others update it; no value is looked up twice, unless a create of it failed.
  */
 export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const run = runOf(this);
 	const count = this.getInputData().length;
-	const dialect = await dialectOf(this);
+	const dialect = await dialectOf(run);
 	const turns = new ItemTurns();
 	const groups = new Map<string, LookupGroup>();
 	const byValue = new Map<string, MatchedRecords>();
 	const results: INodeExecutionData[][] = new Array(count);
 	const writes: Array<Promise<void>> = [];
-	// Without "Continue on fail", the first failure fails the node: nothing further is sent.
+	// Without "Continue on fail", the first failure fails the node: nothing further is sent. An item fails as every
+	// custom operation's item does (failureOf: as a tool, with the allowed values and the advice for the model).
 	let failure: { error: Error } | undefined;
-	const fail = (index: number, error: unknown) => {
-		const nodeError = asNodeError(runOf(this).node, error, index);
-		if (this.continueOnFail()) results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
+	const fail = async (index: number, error: unknown) => {
+		const nodeError = await failureOf(run, index, error);
+		if (this.continueOnFail())
+			results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
 		else failure ??= { error: nodeError };
 	};
 
 	for (let index = 0; index < count && !failure; index++) {
 		let upsert: Upsert;
 		try {
-			upsert = await turns.run(async () => read(itemOf(this, index), dialect));
+			upsert = await turns.run(async () => read(itemOf(run, index), dialect));
 		} catch (error) {
-			fail(index, error);
+			await fail(index, error);
 			continue;
 		}
 		const group = JSON.stringify([upsert.path, upsert.matchField]);
@@ -220,7 +270,12 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (!records) {
 			let lookups = groups.get(group);
 			if (!lookups) {
-				lookups = new LookupGroup(this, upsert.path, upsert.matchField, upsert.options.valuesPerLookup as number | undefined ?? DEFAULT_VALUES_PER_LOOKUP);
+				lookups = new LookupGroup(
+					run,
+					upsert.path,
+					upsert.matchField,
+					(upsert.options.valuesPerLookup as number | undefined) ?? DEFAULT_VALUES_PER_LOOKUP,
+				);
 				groups.set(group, lookups);
 			}
 			records = new MatchedRecords(lookups.find(upsert.lookedUp, index));
@@ -230,10 +285,10 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const written = matched.tail.then(async () => {
 			if (failure) return;
 			try {
-				const output = await write(this, upsert, matched, () => failure !== undefined);
+				const output = await write(upsert, matched, () => failure !== undefined);
 				results[index] = output.map((json) => ({ json, pairedItem: { item: index } }));
 			} catch (error) {
-				fail(index, error);
+				await fail(index, error);
 			}
 		});
 		matched.tail = written;

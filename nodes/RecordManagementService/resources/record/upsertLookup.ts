@@ -1,9 +1,11 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { forItem, readFailure } from '../../shared/errors';
-import { listRecords } from '../../shared/listing';
-import { apiRequest } from '../../shared/transport';
-import type { Dialect } from '../../shared/dialect';
+import { forItem } from '../../shared/http/errors';
+import { readFailure } from '../../shared/http/failure';
+import { apiRequest } from '../../shared/http/request';
+import type { Run } from '../../shared/http/run';
+import { listRecords } from '../../shared/list/listing';
+import type { Dialect } from '../../shared/server/dialect';
 import { storedPhoneDigitsOf, storedPhoneFormsOf } from './phoneNumber';
 
 /**
@@ -45,12 +47,21 @@ const PHONE_FIELD = /phone/i;
  * looked up in E.164 and as given (a Standard server; any field's value may be one); only in a phone field are two
  * spellings of one number one record's: elsewhere "+1 23" and "+123" stay two values.
  */
-export function matchValueOf(value: string | number | boolean, matchField: string, dialect: Dialect): MatchValue {
+export function matchValueOf(
+	value: string | number | boolean,
+	matchField: string,
+	dialect: Dialect,
+): MatchValue {
 	const phoneField = PHONE_FIELD.test(matchField);
-	const digits = typeof value === 'string' && phoneField && dialect === 'espocrm' ? storedPhoneDigitsOf(value) : undefined;
+	const digits =
+		typeof value === 'string' && phoneField && dialect === 'espocrm'
+			? storedPhoneDigitsOf(value)
+			: undefined;
 	const forms = typeof value === 'string' ? storedPhoneFormsOf(value) : [value];
 	const key = matchKeyOf(phoneField ? forms[0] : value);
-	return digits ? { forms: digits, attribute: `${matchField}Numeric`, key } : { forms, attribute: matchField, key };
+	return digits
+		? { forms: digits, attribute: `${matchField}Numeric`, key }
+		: { forms, attribute: matchField, key };
 }
 
 /**
@@ -61,7 +72,8 @@ function comparedValues(record: IDataObject, field: string): unknown[] {
 	const values: unknown[] = [record[field]];
 	const data = record[`${field}Data`];
 	if (Array.isArray(data)) {
-		for (const entry of data as IDataObject[]) values.push(entry?.emailAddress ?? entry?.phoneNumber);
+		for (const entry of data as IDataObject[])
+			values.push(entry?.emailAddress ?? entry?.phoneNumber);
 	}
 	return values.filter((value) => value !== undefined && value !== null);
 }
@@ -72,14 +84,19 @@ function comparedValues(record: IDataObject, field: string): unknown[] {
  * `equals` (8.1.5 answers `in` on it with 500): `name` is looked up with an `or` of `equals`, which every server takes.
  */
 function whereFor(field: string, values: unknown[]): IDataObject {
-	if (field === 'name') return { type: 'or', value: values.map((value) => ({ type: 'equals', attribute: field, value })) };
+	if (field === 'name')
+		return {
+			type: 'or',
+			value: values.map((value) => ({ type: 'equals', attribute: field, value })),
+		};
 	return { type: 'in', attribute: field, value: values };
 }
 
 /** The where list of match values, each compared with its attribute (a phone field: by digits or as text). */
 function whereOfValues(values: MatchValue[]): IDataObject[] {
 	const byAttribute = new Map<string, unknown[]>();
-	for (const { attribute, forms } of values) byAttribute.set(attribute, [...(byAttribute.get(attribute) ?? []), ...forms]);
+	for (const { attribute, forms } of values)
+		byAttribute.set(attribute, [...(byAttribute.get(attribute) ?? []), ...forms]);
 	const items = [...byAttribute].map(([attribute, forms]) => whereFor(attribute, forms));
 	return items.length === 1 ? items : [{ type: 'or', value: items }];
 }
@@ -90,11 +107,16 @@ function whereOfValues(values: MatchValue[]): IDataObject[] {
  * its digits and its text: `where[0][value][1][value][7]`), which its keys are counted with.
  */
 function queryLengthOf(field: string, value: unknown, index: number): number {
-	const pair = (key: string, text: string) => encodeURIComponent(key).length + encodeURIComponent(text).length + 2;
+	const pair = (key: string, text: string) =>
+		encodeURIComponent(key).length + encodeURIComponent(text).length + 2;
 	if (PHONE_FIELD.test(field)) return pair(`where[0][value][1][value][${index}]`, String(value));
 	if (field !== 'name') return pair(`where[0][value][${index}]`, String(value));
 	const at = `where[0][value][${index}]`;
-	return pair(`${at}[type]`, 'equals') + pair(`${at}[attribute]`, field) + pair(`${at}[value]`, String(value));
+	return (
+		pair(`${at}[type]`, 'equals') +
+		pair(`${at}[attribute]`, field) +
+		pair(`${at}[value]`, String(value))
+	);
 }
 
 interface Wanted extends MatchValue {
@@ -107,18 +129,30 @@ interface Wanted extends MatchValue {
  * The records that have one match value, exactly as the server answers `equals` (`in` for its several forms):
  * used where a shared look-up cannot tell which of its records belong to which value.
  */
-export async function lookUpOne(context: IExecuteFunctions, itemIndex: number, path: string, field: string, value: MatchValue) {
+export async function lookUpOne(
+	run: Run,
+	itemIndex: number,
+	path: string,
+	field: string,
+	value: MatchValue,
+) {
 	const { forms, attribute } = value;
-	return await listRecords(context, itemIndex, {
+	return await listRecords(run, itemIndex, {
 		url: path,
-		qs: { where: forms.length === 1 ? [{ type: 'equals', attribute, value: forms[0] }] : whereOfValues([value]), select: `id,${field}` },
+		qs: {
+			where:
+				forms.length === 1
+					? [{ type: 'equals', attribute, value: forms[0] }]
+					: whereOfValues([value]),
+			select: `id,${field}`,
+		},
 	});
 }
 
 /**
  * Gathers the match values of one entity type and match field and looks them up together, in chunks bounded by the
  * number of values and the length of the query string. A chunk is sent as soon as it is full (the items are still
- * being read meanwhile), the last one when the input ends; the transport bounds how many requests are open.
+ * being read meanwhile), the last one when the input ends; the run bounds how many requests are open.
  */
 export class LookupGroup {
 	private chunk: Wanted[] = [];
@@ -132,23 +166,34 @@ export class LookupGroup {
 	private queryLength: number;
 
 	constructor(
-		private readonly context: IExecuteFunctions,
+		private readonly run: Run,
 		private readonly path: string,
 		private readonly field: string,
 		private readonly valuesPerLookup: number,
 	) {
 		// A phone field's look-up may compare by digits and as text: an `or` of two where items, each with its attribute.
-		this.baseLength = 200 + 2 * field.length + (PHONE_FIELD.test(field) ? 2 * (field.length + 40) : 0);
+		this.baseLength =
+			200 + 2 * field.length + (PHONE_FIELD.test(field) ? 2 * (field.length + 40) : 0);
 		this.queryLength = this.baseLength;
 	}
 
 	/** The records that have this match value. */
 	find(value: MatchValue, itemIndex: number): Promise<IDataObject[]> {
-		const lengthFrom = (first: number) => value.forms.reduce<number>((sum, form, index) => sum + queryLengthOf(this.field, form, first + index), 0);
-		if (this.chunk.length > 0 && this.queryLength + lengthFrom(this.formCount) > MAX_LOOKUP_QUERY_LENGTH) this.flush();
+		const lengthFrom = (first: number) =>
+			value.forms.reduce<number>(
+				(sum, form, index) => sum + queryLengthOf(this.field, form, first + index),
+				0,
+			);
+		if (
+			this.chunk.length > 0 &&
+			this.queryLength + lengthFrom(this.formCount) > MAX_LOOKUP_QUERY_LENGTH
+		)
+			this.flush();
 		this.queryLength += lengthFrom(this.formCount);
 		this.formCount += value.forms.length;
-		const found = new Promise<IDataObject[]>((resolve, reject) => this.chunk.push({ ...value, itemIndex, resolve, reject }));
+		const found = new Promise<IDataObject[]>((resolve, reject) =>
+			this.chunk.push({ ...value, itemIndex, resolve, reject }),
+		);
 		if (this.chunk.length >= this.valuesPerLookup) this.flush();
 		return found;
 	}
@@ -174,7 +219,7 @@ export class LookupGroup {
 	private async lookUp(chunk: Wanted[]): Promise<void> {
 		let records: IDataObject[];
 		try {
-			records = await listRecords(this.context, chunk[0].itemIndex, {
+			records = await listRecords(this.run, chunk[0].itemIndex, {
 				url: this.path,
 				qs: { where: whereOfValues(chunk), select: `id,${this.field}` },
 			});
@@ -205,7 +250,7 @@ export class LookupGroup {
 
 	private async lookUpAlone(wanted: Wanted): Promise<void> {
 		try {
-			wanted.resolve(await lookUpOne(this.context, wanted.itemIndex, this.path, this.field, wanted));
+			wanted.resolve(await lookUpOne(this.run, wanted.itemIndex, this.path, this.field, wanted));
 		} catch (error) {
 			wanted.reject(error);
 		}
@@ -217,17 +262,26 @@ export class LookupGroup {
 	 * the primary e-mail address; the others come with the record itself): such records are read one by one. If one
 	 * still cannot be placed, the values that have no record are left out of the map, to be looked up alone.
 	 */
-	private async matchBack(chunk: Wanted[], records: IDataObject[]): Promise<Map<string, IDataObject[]>> {
+	private async matchBack(
+		chunk: Wanted[],
+		records: IDataObject[],
+	): Promise<Map<string, IDataObject[]>> {
 		const byKey = new Map<string, IDataObject[]>(chunk.map((wanted) => [wanted.key, []]));
 		// Each form of a value stands for the value (a phone number as stored and as given, or its digits).
 		const byDigits = (attribute: string) => attribute !== this.field;
-		const formKey = (value: unknown, digits: boolean) => (digits ? `digits:${String(value).replace(/[^0-9]/g, '')}` : matchKeyOf(value));
+		const formKey = (value: unknown, digits: boolean) =>
+			digits ? `digits:${String(value).replace(/[^0-9]/g, '')}` : matchKeyOf(value);
 		const valueKeyOf = new Map<string, string>();
-		for (const wanted of chunk) for (const form of wanted.forms) valueKeyOf.set(formKey(form, byDigits(wanted.attribute)), wanted.key);
+		for (const wanted of chunk)
+			for (const form of wanted.forms)
+				valueKeyOf.set(formKey(form, byDigits(wanted.attribute)), wanted.key);
 		const place = (record: IDataObject) => {
 			const keys = new Set(
 				comparedValues(record, this.field)
-					.flatMap((value) => [valueKeyOf.get(formKey(value, false)), valueKeyOf.get(formKey(value, true))])
+					.flatMap((value) => [
+						valueKeyOf.get(formKey(value, false)),
+						valueKeyOf.get(formKey(value, true)),
+					])
 					.filter((key) => key !== undefined),
 			);
 			for (const key of keys) byKey.get(key)!.push(record);
@@ -238,7 +292,11 @@ export class LookupGroup {
 		const read = await Promise.all(
 			unplaced.map(
 				async (record) =>
-					await apiRequest(this.context, chunk[0].itemIndex, { method: 'GET', url: `${this.path}/${encodeURIComponent(String(record.id))}`, expect: 'record' }),
+					await apiRequest(this.run, chunk[0].itemIndex, {
+						method: 'GET',
+						url: `${this.path}/${encodeURIComponent(String(record.id))}`,
+						expect: 'record',
+					}),
 			),
 		);
 		if (read.map(place).every(Boolean)) return byKey;

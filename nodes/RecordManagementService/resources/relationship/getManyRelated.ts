@@ -1,15 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf } from '../../shared/dialect';
-import { listQueryOf, wantedRecords } from '../../shared/filters';
-import { relatedRecordSelect } from '../../shared/metadata';
-import { pathOf } from '../../shared/paths';
-import { searchQueryOf } from '../../shared/search';
-import { listRecords } from '../../shared/listing';
-import { metadataOnce } from '../../shared/listOrder';
-import { countedForModel } from '../../shared/tool';
-import { entityTypeOf, linkOf } from '../../shared/validation';
+import { runOf } from '../../shared/http/run';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf } from '../../shared/server/dialect';
+import { listQueryOf, wantedRecords } from '../../shared/list/where';
+import { relatedRecordSelect } from '../../shared/server/attributes';
+import { readMetadata } from '../../shared/server/metadata';
+import { pathOf } from '../../shared/item/paths';
+import { searchQueryOf } from '../../shared/list/search';
+import { listRecords } from '../../shared/list/listing';
+import { countedForModel } from '../../shared/list/counted';
+import { entityTypeOf, linkOf } from '../../shared/item/validation';
 
 /**
  * GET /{entityType}/{recordId}/{link} with the list query, paged as Get Many is. EspoCRM answers some related lists
@@ -20,19 +21,28 @@ import { entityTypeOf, linkOf } from '../../shared/validation';
  * after the last record would have to follow.
  */
 export async function getManyRelated(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const readMetadata = metadataOnce(this);
-	const dialect = await dialectOf(this);
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
 	const espocrm = dialect === 'espocrm';
-	const listOrder = this.getNode().typeVersion >= 1.1;
-	return await forEachItem(this, async (item) => {
+	const listOrder = run.node.typeVersion >= 1.1;
+	return await forEachItem(run, async (item) => {
 		const target = { entityType: entityTypeOf(item), link: linkOf(item) };
 		const qs = { ...listQueryOf(item), ...searchQueryOf(item, dialect) };
 		if (espocrm && qs.select === undefined) {
-			const select = relatedRecordSelect(await readMetadata(), target.entityType, target.link);
+			const select = relatedRecordSelect(
+				await readMetadata(run, item.index),
+				target.entityType,
+				target.link,
+			);
 			if (select) qs.select = select;
 		}
 		const counted = countedForModel(item);
 		const url = pathOf(item, '/{entityType}/{recordId}/{link}', target);
-		return counted.withCount(await listRecords(this, item.index, { url, qs }, wantedRecords(item), { listOrder, ...counted.options }));
+		return counted.withCount(
+			await listRecords(run, item.index, { url, qs }, wantedRecords(item), {
+				listOrder,
+				...counted.options,
+			}),
+		);
 	});
 }

@@ -1,24 +1,25 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { routedItemOf } from '../../shared/item';
-import { resolvePath } from '../../shared/paths';
-import { outcomeItem } from '../../shared/transport';
-import { entityTypeOf } from '../../shared/validation';
+import { outcomeItem } from '../../shared/http/routing';
+import { routedItemOf } from '../../shared/item/item';
+import { resolvePath } from '../../shared/item/paths';
+import { entityTypeOf } from '../../shared/item/validation';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
 import { getStreamFields } from './getStream';
 import { postFields } from './post';
 import { requireStream } from './streamScopes';
 
 /** preSend of the routed operations: EspoCRM's, refused before the request on a Standard server. */
 async function requireEspoCrmServer(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
-	requireEspoCrm(routedItemOf(this), await dialectOf(this), 'Stream');
+	const item = routedItemOf(this);
+	requireEspoCrm(item, await dialectOf(item.run), 'Stream');
 	return request;
 }
 
 /** preSend of Follow: a record of a type without a stream is refused before the request (streamScopes.ts). */
 async function requireStreamToFollow(this: IExecuteSingleFunctions, request: IHttpRequestOptions) {
 	const item = routedItemOf(this);
-	await requireStream(this, item, entityTypeOf(item), 'follow');
+	await requireStream(item, entityTypeOf(item), 'follow');
 	return request;
 }
 
@@ -40,10 +41,14 @@ export const streamOperations: INodeProperties = {
 			name: 'Follow',
 			value: 'follow',
 			action: 'Follow a record',
-			description: "Make the API user follow a record, so that the record's changes and posts come in the API user's stream",
+			description:
+				"Make the API user follow a record, so that the record's changes and posts come in the API user's stream",
 			routing: {
 				request: { method: 'PUT', url: '/{entityType}/{recordId}/subscription' },
-				send: { preSend: [requireEspoCrmServer, resolvePath, requireStreamToFollow], paginate: true },
+				send: {
+					preSend: [requireEspoCrmServer, resolvePath, requireStreamToFollow],
+					paginate: true,
+				},
 				output: { postReceive: [outcomeItem({ followed: true })] },
 			},
 		},

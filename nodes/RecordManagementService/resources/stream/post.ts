@@ -1,14 +1,22 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { binaryFilesOf, uploadAttachment } from '../../shared/attachments';
-import { forEachItem } from '../../shared/customOperations';
-import { dialectOf, requireEspoCrm } from '../../shared/dialect';
-import { asNodeError, readFailure } from '../../shared/errors';
-import type { Item } from '../../shared/item';
-import { pathOf } from '../../shared/paths';
-import { apiRequest } from '../../shared/transport';
-import { entityTypeOf, recordIdOf } from '../../shared/validation';
+import { runOf } from '../../shared/http/run';
+import { binaryFilesOf, uploadAttachment } from '../../shared/operation/attachments';
+import { forEachItem } from '../../shared/operation/forEachItem';
+import { dialectOf, requireEspoCrm } from '../../shared/server/dialect';
+import { asNodeError } from '../../shared/http/errors';
+import { readFailure } from '../../shared/http/failure';
+import type { Item } from '../../shared/item/item';
+import { pathOf } from '../../shared/item/paths';
+import { apiRequest } from '../../shared/http/request';
+import { entityTypeOf, recordIdOf } from '../../shared/item/validation';
 import { requireStream } from './streamScopes';
 
 const show = { resource: ['stream'], operation: ['post'] };
@@ -40,7 +48,8 @@ export const postFields: INodeProperties[] = [
 				type: 'string',
 				default: 'data',
 				placeholder: 'data, invoice',
-				description: 'Names of the binary fields of the input item whose files to attach to the post, separated by commas',
+				description:
+					'Names of the binary fields of the input item whose files to attach to the post, separated by commas',
 			},
 			{
 				displayName: 'Internal',
@@ -48,16 +57,24 @@ export const postFields: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether the post is internal: portal users do not see it. EspoCRM offers internal posts for the entity types with internal notes (Case, as installed); on others the flag is stored but changes nothing.",
+					'Whether the post is internal: portal users do not see it. EspoCRM offers internal posts for the entity types with internal notes (Case, as installed); on others the flag is stored but changes nothing.',
 			},
 		],
 	},
 ];
 
 /** Whether the record a post was refused for exists and the API user may read it: 200, 403 or 404 to a read. */
-async function parentReadStatus(context: IExecuteFunctions, item: Item, entityType: string, recordId: string): Promise<number | undefined> {
+async function parentReadStatus(
+	item: Item,
+	entityType: string,
+	recordId: string,
+): Promise<number | undefined> {
 	try {
-		await apiRequest(context, item.index, { method: 'GET', url: pathOf(item, '/{entityType}/{recordId}', { entityType, recordId }), expect: 'record' });
+		await apiRequest(item.run, item.index, {
+			method: 'GET',
+			url: pathOf(item, '/{entityType}/{recordId}', { entityType, recordId }),
+			expect: 'record',
+		});
 		return 200;
 	} catch (error) {
 		return readFailure(error).status;
@@ -70,7 +87,6 @@ async function parentReadStatus(context: IExecuteFunctions, item: Item, entityTy
  * Follow and Get Many of the same record say 404: after a 403 the record is read, to tell which it is.
  */
 async function explainedFailure(
-	context: IExecuteFunctions,
 	item: Item,
 	error: unknown,
 	parent: { type: string; id: string },
@@ -79,7 +95,7 @@ async function explainedFailure(
 	let failure = asNodeError(item.node, error, item.index);
 	const explanations: string[] = [];
 	if (failure instanceof NodeApiError && failure.httpCode === '403') {
-		const status = await parentReadStatus(context, item, parent.type, parent.id);
+		const status = await parentReadStatus(item, parent.type, parent.id);
 		if (status === 404) {
 			const reason = String(failure.errorResponse?.reason ?? '');
 			const message = `The ${parent.type} record "${parent.id}" does not exist (404)`;
@@ -99,8 +115,12 @@ async function explainedFailure(
 			);
 		}
 	}
-	if (attachmentsIds.length) explanations.push(`The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.`);
-	if (explanations.length) failure.description = [failure.description ?? '', ...explanations].join(' ').trim();
+	if (attachmentsIds.length)
+		explanations.push(
+			`The files uploaded for the post are left on the server: ${attachmentsIds.join(', ')}.`,
+		);
+	if (explanations.length)
+		failure.description = [failure.description ?? '', ...explanations].join(' ').trim();
 	return failure;
 }
 
@@ -109,22 +129,29 @@ async function explainedFailure(
  * as attachments of a note's `attachments` field, then POST /Note with type "Post". Outputs the note EspoCRM created.
  */
 export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const dialect = await dialectOf(this);
-	return await forEachItem(this, async (item) => {
+	const run = runOf(this);
+	const dialect = await dialectOf(run);
+	return await forEachItem(run, async (item) => {
 		requireEspoCrm(item, dialect, 'Stream > Post');
 		const parentType = entityTypeOf(item);
 		const parentId = recordIdOf(item);
 		const text = item.parameter<unknown>('post', '');
 		const options = item.parameter<IDataObject>('postOptions', {});
-		const files = binaryFilesOf(this, item, options.attachments, 'Files');
+		const files = binaryFilesOf(run, item, options.attachments, 'Files');
 		if ((typeof text !== 'string' || text.trim() === '') && files.length === 0) {
-			throw item.refuse('Text', 'is empty', 'Write the text of the post, or attach files (option Files).');
+			throw item.refuse(
+				'Text',
+				'is empty',
+				'Write the text of the post, or attach files (option Files).',
+			);
 		}
-		await requireStream(this, item, parentType, 'post');
+		await requireStream(item, parentType, 'post');
 
 		const attachmentsIds: string[] = [];
 		for (const file of files) {
-			attachmentsIds.push(await uploadAttachment(this, item, file, { relatedType: 'Note', field: 'attachments' }));
+			attachmentsIds.push(
+				await uploadAttachment(run, item, file, { relatedType: 'Note', field: 'attachments' }),
+			);
 		}
 		const note: IDataObject = {
 			type: 'Post',
@@ -135,9 +162,14 @@ export async function post(this: IExecuteFunctions): Promise<INodeExecutionData[
 			...(options.isInternal === true ? { isInternal: true } : {}),
 		};
 		try {
-			return await apiRequest(this, item.index, { method: 'POST', url: '/Note', body: note, expect: 'record' });
+			return await apiRequest(run, item.index, {
+				method: 'POST',
+				url: '/Note',
+				body: note,
+				expect: 'record',
+			});
 		} catch (error) {
-			throw await explainedFailure(this, item, error, { type: parentType, id: parentId }, attachmentsIds);
+			throw await explainedFailure(item, error, { type: parentType, id: parentId }, attachmentsIds);
 		}
 	});
 }

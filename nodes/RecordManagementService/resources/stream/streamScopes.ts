@@ -1,7 +1,6 @@
-import type { Item } from '../../shared/item';
-import { scopesOfRun } from '../../shared/metadata';
-import type { RequestContext } from '../../shared/transport';
-import { entityTypeParameterOf } from '../../shared/validation';
+import type { Item } from '../../shared/item/item';
+import { entityTypeParameterOf } from '../../shared/item/validation';
+import { scopesOfRun } from '../../shared/server/metadata';
 
 /** What EspoCRM does with each operation on a type without a stream, for the refusal's description. */
 const WITHOUT_STREAM = {
@@ -15,7 +14,15 @@ const WITHOUT_STREAM = {
  * kilobytes, and a post to a Contact would cost two requests instead of one (saved workflows send what they sent).
  * An administrator may turn one's stream off in the Entity Manager, which is rare; every other type is checked.
  */
-const STREAM_TYPES_AS_INSTALLED = new Set(['Account', 'Case', 'Contact', 'Lead', 'Meeting', 'Opportunity', 'Task']);
+const STREAM_TYPES_AS_INSTALLED = new Set([
+	'Account',
+	'Case',
+	'Contact',
+	'Lead',
+	'Meeting',
+	'Opportunity',
+	'Task',
+]);
 
 /**
  * From node version 1.1 on, refuses, before the item's request, a post to or a follow of a record whose entity type has no stream in EspoCRM
@@ -26,10 +33,14 @@ const STREAM_TYPES_AS_INSTALLED = new Set(['Account', 'Case', 'Contact', 'Lead',
  * server. Get Many and Unfollow are not checked: reading a Call's notes gives what EspoCRM holds (posts made through
  * the API), and "not followed" is the truth about any record of such a type.
  */
-export async function requireStream(context: RequestContext, item: Item, entityType: string, operation: keyof typeof WITHOUT_STREAM) {
+export async function requireStream(
+	item: Item,
+	entityType: string,
+	operation: keyof typeof WITHOUT_STREAM,
+) {
 	// Version 1 sent these, and its saved workflows still do (CONTRIBUTING.md): the refusal comes with version 1.1.
-	if (context.getNode().typeVersion < 1.1 || STREAM_TYPES_AS_INSTALLED.has(entityType)) return;
-	const scopes = await scopesOfRun(context, item.index);
+	if (item.node.typeVersion < 1.1 || STREAM_TYPES_AS_INSTALLED.has(entityType)) return;
+	const scopes = await scopesOfRun(item.run, item.index);
 	const scope = scopes?.[entityType];
 	if (!scopes || !scope?.entity || scope.stream) return;
 	const withStream = Object.entries(scopes)
