@@ -75,6 +75,19 @@ function readRequests(logFile, fromByte = 0) {
 	return out;
 }
 
+/** A failure report's lines for what EspoCRM served: a heading, then the first 40 requests with status and reason. */
+function servedLines(heading, requests) {
+	return [
+		`      ${heading}:`,
+		...requests
+			.slice(0, 40)
+			.map(
+				(q) =>
+					`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
+			),
+	];
+}
+
 function logSize(file) {
 	try {
 		return fs.statSync(file).size;
@@ -223,13 +236,7 @@ async function main() {
 						const reqs = readRequests(espo.logs.php, from.log);
 						const mail = espo.smtp.messages.slice(from.mail);
 						return [
-							`      EspoCRM served ${reqs.length} request(s):`,
-							...reqs
-								.slice(0, 40)
-								.map(
-									(q) =>
-										`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
-								),
+							...servedLines(`EspoCRM served ${reqs.length} request(s)`, reqs),
 							`      the SMTP sink received ${mail.length} message(s)${mail.length ? ':' : ''}`,
 							...mail.map((m) => `        to ${m.to.join(', ')}: ${m.subject}`),
 						];
@@ -262,7 +269,7 @@ async function main() {
 
 /**
  * A phase of n8n start against EspoCRM (the webhook trigger): its context gets `espo` with `mark()` and
- * `requests(from)`, what EspoCRM served since a mark, and `port`, n8n's port when EspoCRM must know it beforehand.
+ * `requests(from)`, what EspoCRM served since a mark, `servedLines(from)`, the same for a failure report, and `port`, n8n's port when EspoCRM must know it beforehand.
  */
 function phaseWithEspo(phase, espoOf, { port } = {}) {
 	return {
@@ -276,6 +283,11 @@ function phaseWithEspo(phase, espoOf, { port } = {}) {
 					...espo,
 					mark: () => logSize(espo.logs.php),
 					requests: (from) => readRequests(espo.logs.php, from),
+					servedLines: (from) =>
+						servedLines(
+							'EspoCRM served (all users, since the phase started)',
+							readRequests(espo.logs.php, from),
+						),
 				},
 			});
 		},

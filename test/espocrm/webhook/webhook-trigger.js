@@ -159,17 +159,7 @@ async function run(ctx) {
 		ok = true;
 	} catch (e) {
 		const problem = e instanceof Error ? e : new Error(String(e));
-		problem.lines = [
-			'      EspoCRM served (all users, since the phase started):',
-			...espo
-				.requests(from)
-				.slice(0, 40)
-				.map(
-					(q) =>
-						`        ${q.status} ${q.method} ${q.url}${q.reason ? `  (${q.reason.slice(0, 200)})` : ''}`,
-				),
-			...logTail(phase.logFile),
-		];
+		problem.lines = [...espo.servedLines(from), ...logTail(phase.logFile)];
 		throw problem;
 	} finally {
 		await phase.stop(ok);
