@@ -287,6 +287,27 @@ describe('outputs and errors worded for the model', () => {
 		expect(bed.received('GET')).toHaveLength(1);
 	});
 
+	test('without Continue on Fail no item starts while the failed one reads the allowed values', async () => {
+		const lead = {
+			resource: 'record',
+			operation: 'create',
+			entityType: 'Lead',
+			fields: { lastName: '={{ "Quote " + $itemIndex }}', status: '={{ $json.status }}' },
+			requestSettings: { maxParallel: 2, maxRetries: 0, timeoutSeconds: 1 },
+		};
+		// The metadata is never answered: the failed item waits a second for it (its timeout), while the other slot
+		// could send the ten items left.
+		bed.sandbox.faults.latencyMs = 20;
+		bed.sandbox.faults.answerNext({ kind: 'silent', method: 'GET', pathPrefix: '/Metadata' });
+		const items = Array.from({ length: 12 }, (_, index) => ({
+			status: index === 1 ? 'Hot' : 'New',
+		}));
+		const asTool = await bed.run(lead, items, { asTool: true });
+		expect(asTool.error?.message).toMatch(/^The server refused the request as invalid \(400\)/);
+		// Items 0 and 1, and at most the one each slot took before the failure was known.
+		expect(bed.received('POST').length).toBeLessThanOrEqual(4);
+	});
+
 	test("Create or Update fails as the other operations do: the allowed values, and the 409's advice for the model", async () => {
 		const upsert = {
 			resource: 'record',

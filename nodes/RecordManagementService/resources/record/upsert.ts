@@ -246,14 +246,16 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const byValue = new Map<string, MatchedRecords>();
 	const results: INodeExecutionData[][] = new Array(count);
 	const writes: Array<Promise<void>> = [];
-	// Without "Continue on fail", the first failure fails the node: nothing further is sent. An item fails as every
-	// custom operation's item does (failureOf: as a tool, with the allowed values and the advice for the model).
-	let failure: { error: Error } | undefined;
+	// Without "Continue on fail", the first failure fails the node: nothing further is sent, from the moment it
+	// happens (making its error may read the metadata). An item fails as every custom operation's item does
+	// (failureOf: as a tool, with the allowed values and the advice for the model).
+	let failure: Promise<Error> | undefined;
 	const fail = async (index: number, error: unknown) => {
-		const nodeError = await failureOf(run, index, error);
-		if (this.continueOnFail())
-			results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
-		else failure ??= { error: nodeError };
+		if (!this.continueOnFail()) failure ??= failureOf(run, index, error);
+		else
+			results[index] = [
+				{ json: {}, error: await failureOf(run, index, error), pairedItem: { item: index } },
+			];
 	};
 
 	for (let index = 0; index < count && !failure; index++) {
@@ -295,10 +297,10 @@ export async function upsert(this: IExecuteFunctions): Promise<INodeExecutionDat
 		writes.push(written);
 	}
 	for (const lookups of groups.values()) {
-		if (failure) lookups.abandon(failure.error);
+		if (failure) lookups.abandon(await failure);
 		else lookups.flush();
 	}
 	await Promise.all(writes);
-	if (failure) throw failure.error;
+	if (failure) throw await failure;
 	return [results.flat()];
 }

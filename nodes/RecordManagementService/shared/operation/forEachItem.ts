@@ -107,11 +107,11 @@ export async function forEachItem(
 				pairedItem: { item: index },
 			}));
 		} catch (error) {
+			// Stopped before the error is made: as a tool, making it may read the metadata, and no item may start then.
+			const stops = !context.continueOnFail();
+			if (stops) failed = true;
 			const nodeError = await failureOf(run, index, error);
-			if (!context.continueOnFail()) {
-				failed = true;
-				throw nodeError;
-			}
+			if (stops) throw nodeError;
 			results[index] = [{ json: {}, error: nodeError, pairedItem: { item: index } }];
 		}
 	});
