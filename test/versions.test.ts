@@ -589,6 +589,29 @@ describe("EspoCRM 10 pipelines: a status written is set through the record's pip
 		]);
 	});
 
+	test('the pipelines unreadable: the items that waited for the read fail as themselves; the records stay created', async () => {
+		// The read is never answered: the items created meanwhile wait for it too, until its timeout.
+		bed.sandbox.faults.answerNext({
+			kind: 'silent',
+			method: 'GET',
+			pathPrefix: '/App/user',
+			count: 2,
+		});
+		const result = await bed.run(
+			{
+				...create({}),
+				jsonBody:
+					'={{ JSON.stringify({ name: $json.name, stage: "Proposal", amount: 1, closeDate: "2026-12-31" }) }}',
+				requestSettings: { maxRetries: 0, timeoutSeconds: 1 },
+			},
+			[{ name: 'One' }, { name: 'Two' }, { name: 'Three' }],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(result.items.map((item) => item.error?.context?.itemIndex)).toEqual([0, 1, 2]);
+		expect(bed.received('POST')).toHaveLength(3);
+		expect(store().count('Opportunity')).toBe(3);
+	});
+
 	test('an item that gives pipelineStageId, and a server without pipelines: one request, as before', async () => {
 		const result = await bed.run(
 			create({ ...deal, pipelineStageId: 'stage00000000won2', pipelineId: sales.id }),

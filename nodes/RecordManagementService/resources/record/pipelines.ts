@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Item } from '../../shared/item/item';
+import { forItem } from '../../shared/http/errors';
 import { apiRequest } from '../../shared/http/request';
 
 /**
@@ -37,17 +38,22 @@ interface Pipeline {
 /** The user's pipelines by entity type (appParams.pipelines of GET /App/user), once per run. */
 async function pipelinesOf(item: Item): Promise<Record<string, Pipeline[]>> {
 	// A failed read is the item's error; the next item reads again.
-	return await item.run.once(
-		'pipelines',
-		async () => {
-			const app = await apiRequest(item.run, item.index, { method: 'GET', url: '/App/user' });
-			return ((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<
-				string,
-				Pipeline[]
-			>;
-		},
-		{ againAfterFailure: true },
-	);
+	return await item.run
+		.once(
+			'pipelines',
+			async () => {
+				const app = await apiRequest(item.run, item.index, { method: 'GET', url: '/App/user' });
+				return ((app.appParams as IDataObject | undefined)?.pipelines ?? {}) as Record<
+					string,
+					Pipeline[]
+				>;
+			},
+			{ againAfterFailure: true },
+		)
+		.catch((error: unknown) => {
+			// Items that waited for the same read share its failure: each fails as itself.
+			throw forItem(error, item.index);
+		});
 }
 
 /**

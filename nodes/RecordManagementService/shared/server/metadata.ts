@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { forItem } from '../http/errors';
 import { apiRequest } from '../http/request';
 import type { Run } from '../http/run';
 
@@ -52,15 +53,20 @@ export async function readMetadata<T = Metadata>(
 	itemIndex: number,
 	key?: string,
 ): Promise<T> {
-	return await run.once(
-		`metadata ${key ?? ''}`,
-		async () =>
-			await apiRequest<T>(run, itemIndex, {
-				method: 'GET',
-				url: '/Metadata',
-				...(key === undefined ? {} : { qs: { key } }),
-			}),
-	);
+	return await run
+		.once(
+			`metadata ${key ?? ''}`,
+			async () =>
+				await apiRequest<T>(run, itemIndex, {
+					method: 'GET',
+					url: '/Metadata',
+					...(key === undefined ? {} : { qs: { key } }),
+				}),
+		)
+		.catch((error: unknown) => {
+			// The kept failure was the first asker's: each item fails as itself.
+			throw forItem(error, itemIndex);
+		});
 }
 
 /**
