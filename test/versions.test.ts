@@ -590,7 +590,7 @@ describe("EspoCRM 10 pipelines: a status written is set through the record's pip
 	});
 
 	test('the pipelines unreadable: the items that waited for the read fail as themselves; the records stay created', async () => {
-		// The read is never answered: the items created meanwhile wait for it too, until its timeout.
+		// The read is never answered, nor its one resend after a timeout: the items created meanwhile wait for it too.
 		bed.sandbox.faults.answerNext({
 			kind: 'silent',
 			method: 'GET',
