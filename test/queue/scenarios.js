@@ -125,15 +125,7 @@ async function firstUse(ctx, { count = 50 } = {}) {
 			split: null,
 			auth,
 			unauthorized: countBy(since.requests, (r) => r.status === 401),
-			ms: res.ms,
-			p50: percentile(
-				res.responses.map((r) => r.ms),
-				0.5,
-			),
-			p95: percentile(
-				res.responses.map((r) => r.ms),
-				0.95,
-			),
+			...timesOf(res),
 		};
 		figures.push(row);
 		let split;
@@ -225,15 +217,7 @@ async function tokenRevoked(ctx, { count = 50, expireAfter = 15, latencyMs = 100
 		split: null,
 		auth: renewals,
 		unauthorized: refused,
-		ms: res.ms,
-		p50: percentile(
-			res.responses.map((r) => r.ms),
-			0.5,
-		),
-		p95: percentile(
-			res.responses.map((r) => r.ms),
-			0.95,
-		),
+		...timesOf(res),
 	};
 	const figures = [row];
 	try {
@@ -309,15 +293,7 @@ async function faults(ctx, { executions = 20, perExecution = 10 } = {}) {
 		split: null,
 		auth: countBy(since.requests, isAuth),
 		unauthorized: countBy(since.requests, (r) => r.status === 401),
-		ms: res.ms,
-		p50: percentile(
-			res.responses.map((r) => r.ms),
-			0.5,
-		),
-		p95: percentile(
-			res.responses.map((r) => r.ms),
-			0.95,
-		),
+		...timesOf(res),
 		records: contacts.length,
 		refused: {
 			503: creates.filter((r) => r.status === 503).length,
@@ -996,15 +972,7 @@ async function emailAttachmentsOnWorkers(ctx, { uploads = 2, bigBytes = 5 * 1024
 		split,
 		auth: countBy(since.requests, isAuth),
 		unauthorized: countBy(since.requests, (r) => r.status === 401),
-		ms: res.ms,
-		p50: percentile(
-			res.responses.map((r) => r.ms),
-			0.5,
-		),
-		p95: percentile(
-			res.responses.map((r) => r.ms),
-			0.95,
-		),
+		...timesOf(res),
 		details: [
 			`POST /Attachment by ${perProcess(countBy(uploadsSeen), ctx.workers)} (${uploadsSeen.map((r) => r.status).join(', ')}); ` +
 				`POST /Email by ${perProcess(countBy(mails), ctx.workers)}; n8n's binary_data table: ${binaryRows.length} files, ` +
@@ -1076,6 +1044,12 @@ async function emailAttachmentsOnWorkers(ctx, { uploads = 2, bigBytes = 5 * 1024
 	);
 	if (problems.length) throw Object.assign(new Error(problems.join('\n')), { figures });
 	return { figures };
+}
+
+/** A run's wall time and the median and 95th percentile of its executions' times, for the figures' table. */
+function timesOf(res) {
+	const times = res.responses.map((r) => r.ms);
+	return { ms: res.ms, p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
 }
 
 function percentile(values, p) {

@@ -107,19 +107,7 @@ class Faults {
 	}
 
 	clear() {
-		this.latencyMs = 0;
-		this.authLatencyMs = 0;
-		this.maxInFlight = null;
-		this.emailSendingFails = false;
-		this.htmlCatchAll = false;
-		this.i18nFailure = null;
-		this.ignoresOffset = false;
-		this.ignoresWhereAndOrder = false;
-		this.failQueue = [];
-		this.failEveryRules = [];
-		this.dropQueue = [];
-		this.redirectQueue = [];
-		this.answerQueue = [];
+		Object.assign(this, new Faults());
 	}
 
 	/**
